@@ -1,0 +1,138 @@
+/*
+ * config.h — the only way into armd's configuration: the INI file (inih) that describes the
+ * arm, its limits, gains, driver and daemon settings, validated into plain structs.
+ *
+ * Every quantity here is SI and joint-side (rad, m, s, N m, N m s/rad, ...); device units exist
+ * only as the device-mapping fields (counts_per_rev, gear_ratio, ...) that drivers/ consumes.
+ * The schema and every key's unit and default are documented in README.md.
+ */
+#ifndef ARMD_CONFIG_H
+#define ARMD_CONFIG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dynamics/dynamics.h"
+
+#define CFG_MAX_JOINTS DYN_MAX_DOF
+#define CFG_MAX_IDS 4 /* servos per joint (mirrored twins are common) */
+#define CFG_NAME_MAX 64
+#define CFG_PATH_MAX 256
+
+typedef enum { CTRL_COMPUTED_TORQUE = 0, CTRL_PD_GRAVITY = 1, CTRL_GRAVITY_COMP = 2 } cfg_controller;
+typedef enum { DRIVER_DXL2 = 0, DRIVER_ARMLINK = 1 } cfg_driver_type;
+typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
+typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
+
+/* Per-joint settings that are not part of the dynamics model. */
+typedef struct {
+    char name[CFG_NAME_MAX]; /* from the section header [joint NAME] */
+    /* limits: position [rad|m], velocity [rad/s|m/s], acceleration [rad/s^2|m/s^2], torque
+     * [N m|N] (symmetric, |tau| <= torque) */
+    double lower, upper, velocity, acceleration, torque;
+    /* gains: kp [1/s^2], kd [1/s], ki [1/s^3] for computed_torque (they shape the error
+     * dynamics); for pd_gravity the same keys are read as N m/rad, N m s/rad, N m/(rad s).
+     * i_limit bounds the integral of the position error [rad s]. */
+    double kp, kd, ki, i_limit;
+    double following_error;   /* fault threshold |q_des - q| [rad|m] */
+    double damping;           /* damping-stop gain D [N m s/rad] */
+    double torque_rate_limit; /* max |d tau/dt| [N m/s], 0 = none */
+    /* device mapping (drivers/ only) */
+    int n_ids;
+    int id[CFG_MAX_IDS];             /* servo / channel IDs driving this joint */
+    int direction[CFG_MAX_IDS];      /* +1 / -1 per servo (mirrored twin: opposite signs) */
+    double zero_offset[CFG_MAX_IDS]; /* servo shaft angle [rad] at which the joint is at 0:
+                                        q = direction * (shaft - zero_offset) / gear_ratio */
+    double counts_per_rev;           /* encoder counts per servo shaft revolution */
+    double gear_ratio;               /* servo shaft turns per joint turn (1 = direct drive) */
+    double torque_per_amp;           /* N m per A at the joint, per servo */
+} cfg_joint;
+
+typedef struct {
+    cfg_driver_type type;
+    char port[CFG_PATH_MAX];
+    int baud;
+    int timeout_us; /* per-transaction reply deadline */
+    int retries;    /* extra attempts per read before it counts as failed */
+    /* dxl2 */
+    int return_delay_us;
+    int bus_watchdog_ms; /* 0 = off */
+    bool fast_sync_read;
+    /* armlink */
+    int device_watchdog_ms;
+} cfg_driver;
+
+typedef struct {
+    char path[108]; /* sun_path limit */
+    unsigned mode;  /* octal in the file */
+    char group[CFG_NAME_MAX];
+    int max_clients;
+} cfg_socket;
+
+typedef struct {
+    int priority; /* SCHED_FIFO 1..99, 0 = normal scheduling */
+    int cpu;      /* -1 = no pinning */
+    bool lock_memory;
+} cfg_realtime;
+
+typedef struct {
+    int max_failed_reads;
+    cfg_on_fault on_fault;
+    double damp_stop_velocity; /* |qd| below which the damping stop turns torque off [rad/s] */
+    double damp_timeout;       /* longest damping stop before torque off [s] */
+} cfg_safety;
+
+typedef struct {
+    double goal_tolerance; /* done when every |q - q_goal| below it [rad|m] ... */
+    double settle_time;    /* ... for this long [s] */
+    double path_tolerance; /* abort + hold when |q_des - q| exceeds it while moving [rad|m] */
+} cfg_trajectory;
+
+typedef struct {
+    char source[CFG_PATH_MAX]; /* main file loaded */
+    char name[CFG_NAME_MAX];   /* [arm] name */
+    double rate_hz;
+    cfg_controller controller;
+    cfg_velocity_source velocity_source;
+    double velocity_filter_hz; /* low-pass for differentiated velocity, 0 = none */
+    cfg_driver driver;
+    cfg_socket socket;
+    cfg_realtime realtime;
+    cfg_safety safety;
+    cfg_trajectory trajectory;
+    int n_joints;
+    cfg_joint joint[CFG_MAX_JOINTS];
+    dyn_model_desc model; /* kinematics + dynamics (+ gravity, tool, payload) */
+} armd_config;
+
+/* Messages from loading: each line is "file:line: [section] key: message" (errors) or
+ * "file:line: [section] key: warning: message". */
+typedef struct {
+    int n_errors, n_warnings;
+    int n_lines, cap;
+    char **lines;
+} cfg_report;
+
+void cfg_report_init(cfg_report *r);
+void cfg_report_free(cfg_report *r);
+/* Prints every line then a one-line summary ("N errors, N warnings in FILE"). */
+void cfg_report_print(const cfg_report *r, FILE *out);
+
+/* Loads and validates PATH and its drop-in directory (PATH without ".ini" + ".d/*.ini", in
+ * lexical order, keys override the main file). Fills *cfg (defaults for absent optional keys).
+ * Returns the number of errors (0 = usable). Never exits, never crashes on any input. */
+int cfg_load(const char *path, armd_config *cfg, cfg_report *rep);
+/* The same from a string (tests, fuzzing); name is used in messages as the file name. */
+int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_report *rep);
+
+/* What a reload would do. restart_keys lists keys whose change needs a restart (joint count,
+ * kinematics, masses, driver, port, ...), changed lists keys that can switch live (gains,
+ * limits, safety thresholds, ...). Each is a comma-separated list like
+ * "[joint shoulder] kp, [safety] max_failed_reads". Returns 1 if any restart key changed. */
+int cfg_compare(const armd_config *running, const armd_config *candidate, char *changed,
+                size_t changed_len, char *restart_keys, size_t restart_len);
+
+const char *cfg_controller_name(cfg_controller c);
+int cfg_controller_parse(const char *name, cfg_controller *out); /* 0 ok, -1 unknown */
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * drivers.h — the only way into armd's device layer: the serial transport, the device
+ * protocols (dxl2 = Dynamixel Protocol 2.0, armlink = armd's own, see drivers/README.md) and all
+ * conversion between device units and joint-side SI units.
+ *
+ * Two audiences:
+ *  - the daemon uses the driver interface (drv_*): open, probe, enable, read, write, close;
+ *  - armsim and tests use the packet codecs (dxl2_*, alk_*) and the unit conversion (units_*)
+ *    to play the device side of the same bytes.
+ *
+ * drv_read() and drv_write() are real-time safe: no allocation, no locks, no logging; they
+ * block only in poll() on the serial descriptor with a deadline of timeout_us.
+ */
+#ifndef ARMD_DRIVERS_H
+#define ARMD_DRIVERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+/* ---------------------------------------------------------------- faults (values, not crashes) */
+typedef enum {
+    DRV_OK = 0,
+    DRV_ETIMEOUT, /* no (complete) reply before the deadline */
+    DRV_ECRC,     /* checksum mismatch */
+    DRV_EID,      /* reply from an unexpected device ID */
+    DRV_ELENGTH,  /* reply of unexpected length / malformed frame */
+    DRV_EDEVICE,  /* device reported an error (status error byte / flags) */
+    DRV_EALERT,   /* device hardware alert (Dynamixel alert bit, armlink fault flag) */
+    DRV_EIO,      /* the port itself failed (unplugged, closed) */
+    DRV_EPROBE,   /* a device is missing or is not what the config says */
+    DRV_ECONFIG   /* the configuration cannot be driven (e.g. unsupported baud) */
+} drv_status;
+
+typedef struct {
+    drv_status status;
+    int device_id; /* servo / board ID concerned, -1 if none */
+    char message[160];
+} drv_fault;
+
+typedef struct {
+    uint64_t reads, writes;
+    uint64_t timeouts, crc_errors, id_errors, length_errors, device_errors, alerts, io_errors;
+    uint64_t retries;
+} drv_counters;
+
+const char *drv_status_name(drv_status s); /* "timeout", "crc", ... */
+
+/* ---------------------------------------------------------------------------- joint state */
+typedef struct {
+    int n;
+    double q[CFG_MAX_JOINTS];   /* joint position [rad|m] */
+    double qd[CFG_MAX_JOINTS];  /* joint velocity [rad/s|m/s], valid when has_velocity */
+    double tau[CFG_MAX_JOINTS]; /* measured joint torque from motor current [N m|N] */
+    bool has_velocity;
+    uint64_t host_time_ns;   /* CLOCK_MONOTONIC when the reply was complete */
+    uint64_t device_time_us; /* device timestamp if the protocol has one, else 0 */
+} drv_state;
+
+/* -------------------------------------------------------------------- driver interface */
+typedef struct drv drv;
+
+/* Opens cfg->driver.port (8N1, no flow control, low latency, flushed). No bus traffic yet. */
+drv *drv_open(const armd_config *cfg, drv_fault *fault);
+/* Identifies every device and checks it matches the config; puts servos in torque (current)
+ * mode with torque off and applies return delay / watchdog settings. */
+int drv_probe(drv *d, drv_fault *fault);
+/* Torque on or off for every device. */
+int drv_enable(drv *d, bool on, drv_fault *fault);
+/* One state read (with cfg retries). 0 = ok, else -1 with *fault filled. */
+int drv_read(drv *d, drv_state *out, drv_fault *fault);
+/* Writes joint torques [N m|N] (split over twin servos, converted to device units). */
+int drv_write(drv *d, const double *tau, drv_fault *fault);
+const drv_counters *drv_counters_get(const drv *d);
+void drv_close(drv *d);
+
+/* Estimated bus time of one control tick (one read + one write) for this config [us]. */
+double drv_tick_bus_time_us(const armd_config *cfg);
+
+/* ---------------------------------------------------- unit conversion (device <-> joint SI) */
+/* Servo shaft position in counts -> joint position, and back, for servo k of joint j. */
+double units_counts_to_q(const cfg_joint *j, int k, int32_t counts);
+int32_t units_q_to_counts(const cfg_joint *j, int k, double q);
+/* Joint torque -> per-servo motor current [A] (twin servos share the torque), and back. */
+double units_tau_to_amps(const cfg_joint *j, int k, double tau);
+double units_amps_to_tau(const cfg_joint *j, int k, double amps);
+/* Servo shaft velocity [rev/min] <-> joint velocity. */
+double units_rpm_to_qd(const cfg_joint *j, int k, double rpm);
+double units_qd_to_rpm(const cfg_joint *j, int k, double qd);
+
+/* ------------------------------------------------------------- Dynamixel Protocol 2.0 codec */
+/* (declared by the drivers work: packet build/parse, CRC-16, byte stuffing, both directions,
+ *  so armsim can play servos) */
+#include "drivers/dxl2_codec.h"
+/* ------------------------------------------------------------------------ armlink codec */
+#include "drivers/armlink_codec.h"
+
+#endif

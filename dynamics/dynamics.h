@@ -1,0 +1,155 @@
+/*
+ * dynamics.h — the only way into armd's rigid-body dynamics core.
+ *
+ * Pure computation: no I/O, no allocation after dyn_model_create() and dyn_data_create().
+ * Modelled on MuJoCo's engine: a const model (dyn_model), a preallocated workspace (dyn_data),
+ * flat arrays, one algorithm per function.
+ *
+ * Units: SI throughout (m, rad, kg, kg m^2, N, N m, s). Joint vectors have length n (dof) and are
+ * in chain order, base to tool. Matrices are row-major flat arrays.
+ *
+ * Frames: frame 0 is the base. "Link frame i" is the frame the description form attaches to link
+ * i (standard DH: the distal frame i; modified DH: frame i at joint i; URDF: the child link frame,
+ * i.e. the joint frame). Every per-link inertial quantity (com, inertia) is given in that link
+ * frame. The tool frame is fixed in the last link frame (tool_xyz, tool_rpy).
+ *
+ * Gravity: the vector g in the base frame, e.g. {0, 0, -9.81} when z0 points up.
+ * External wrench: the wrench {fx, fy, fz, mx, my, mz} the ENVIRONMENT applies to the tool, at
+ * the tool frame origin, expressed in the tool frame; the joints then need J^T w less torque:
+ * tau = ID(q, qd, qdd) - J^T w (see dynamics/README.md).
+ */
+#ifndef ARMD_DYNAMICS_H
+#define ARMD_DYNAMICS_H
+
+#include <stddef.h>
+
+#define DYN_MAX_DOF 64
+
+typedef enum { DYN_REVOLUTE = 0, DYN_PRISMATIC = 1 } dyn_joint_type;
+
+/* How a joint's kinematics are described in the input; all become one internal form. */
+typedef enum {
+    DYN_DH_STANDARD = 0, /* Denavit-Hartenberg (distal): Rz(theta) Tz(d) Tx(a) Rx(alpha) */
+    DYN_DH_MODIFIED = 1, /* Craig (proximal): Rx(alpha) Tx(a) Rz(theta) Tz(d) */
+    DYN_URDF = 2         /* origin (xyz, then fixed-axis roll-pitch-yaw) in parent, then axis */
+} dyn_kin_form;
+
+/* One joint and the link it moves, as described by the user. */
+typedef struct {
+    dyn_joint_type type;
+    dyn_kin_form form;
+    /* DH forms: a [m], alpha [rad], d [m], theta [rad]. For a revolute joint theta is the
+     * constant offset added to q; for a prismatic joint d is the constant offset added to q. */
+    double a, alpha, d, theta;
+    /* URDF form: joint frame origin in the parent link frame [m, rad] and the unit joint axis
+     * (expressed in the joint frame). */
+    double origin_xyz[3], origin_rpy[3], axis[3];
+    double mass;       /* kg */
+    double com[3];     /* centre of mass in link frame [m] */
+    double inertia[6]; /* about the COM, link-frame axes: ixx ixy ixz iyy iyz izz [kg m^2] */
+    double armature;   /* reflected rotor inertia G^2 Jm, joint side [kg m^2 or kg] */
+    double viscous;    /* viscous friction, joint side [N m s/rad or N s/m] */
+    /* Coulomb friction torque for qd > 0 and for qd < 0, signed as published (coulomb_neg is
+     * normally negative). Friction torque = viscous*qd + (qd>0 ? coulomb_pos : coulomb_neg),
+     * smoothed over |qd| < friction_smoothing of the model (0 = a hard step, 0 at qd = 0). */
+    double coulomb_pos, coulomb_neg;
+} dyn_joint_desc;
+
+/* A rigid payload held by the tool: mass [kg], COM in the tool frame [m], inertia about its COM
+ * in tool-frame axes (ixx ixy ixz iyy iyz izz) [kg m^2]. */
+typedef struct {
+    double mass;
+    double com[3];
+    double inertia[6];
+} dyn_payload;
+
+/* Everything needed to build a model. Plain data; filled by config/ or by tests. */
+typedef struct {
+    int n; /* number of joints, 1..DYN_MAX_DOF */
+    dyn_joint_desc joint[DYN_MAX_DOF];
+    double gravity[3];          /* base frame [m/s^2] */
+    double tool_xyz[3];         /* tool frame origin in the last link frame [m] */
+    double tool_rpy[3];         /* tool frame orientation (fixed-axis roll-pitch-yaw) [rad] */
+    dyn_payload payload;        /* initial payload (mass 0 = none) */
+    double friction_smoothing;  /* [rad/s or m/s], 0 = hard Coulomb step */
+} dyn_model_desc;
+
+typedef struct dyn_model dyn_model; /* const after creation, except dyn_set_payload() */
+typedef struct dyn_data dyn_data;   /* per-thread workspace for one model */
+
+/* Validation findings. Called once per finding; joint is 0-based (or -1 for the whole model),
+ * field the description field name ("mass", "inertia", "com", ...). Errors make
+ * dyn_model_create() fail; warnings (e.g. inertia violating the triangle inequality) do not. */
+typedef void (*dyn_issue_fn)(void *ctx, int joint, const char *field, int is_error,
+                             const char *message);
+
+/* Checks a description; returns the number of errors (warnings are reported, not counted). */
+int dyn_desc_validate(const dyn_model_desc *desc, dyn_issue_fn issue, void *ctx);
+
+/* Builds a model (validates first; issue may be NULL). Returns NULL on error. */
+dyn_model *dyn_model_create(const dyn_model_desc *desc, dyn_issue_fn issue, void *ctx);
+void dyn_model_free(dyn_model *m);
+int dyn_model_dof(const dyn_model *m);
+dyn_joint_type dyn_model_joint_type(const dyn_model *m, int i);
+
+/* Replaces the payload in O(1) without allocating (call between ticks, never concurrently with
+ * another function using the model). */
+void dyn_set_payload(dyn_model *m, const dyn_payload *p);
+void dyn_set_gravity(dyn_model *m, const double g[3]);
+
+dyn_data *dyn_data_create(const dyn_model *m);
+void dyn_data_free(dyn_data *d);
+
+/* Which effects the recursions include. */
+enum {
+    DYN_GRAVITY = 1u,
+    DYN_ARMATURE = 2u,
+    DYN_FRICTION = 4u,
+    DYN_ALL = 7u
+};
+
+/* Inverse dynamics (recursive Newton-Euler): tau = H(q) qdd + C(q,qd) qd + G(q) [+ armature
+ * qdd] [+ friction(qd)] - J(q)^T w. wrench may be NULL (no external wrench). */
+void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+              const double *qdd, const double *wrench, unsigned flags, double *tau);
+
+/* The separate terms, each from the same recursion without forming matrices. */
+void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau);     /* G(q) */
+void dyn_coriolis(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                  double *tau);                                                    /* C qd */
+void dyn_inertia_torque(const dyn_model *m, dyn_data *d, const double *q, const double *qdd,
+                        unsigned flags, double *tau); /* H(q) qdd (+ armature if flag) */
+void dyn_wrench_torque(const dyn_model *m, dyn_data *d, const double *q, const double *wrench,
+                       double *tau);                   /* J^T w */
+void dyn_friction(const dyn_model *m, const double *qd, double *tau);
+
+/* Joint-space inertia matrix H (n*n, row-major), composite rigid bodies; armature on the
+ * diagonal when flags has DYN_ARMATURE. */
+void dyn_mass_matrix(const dyn_model *m, dyn_data *d, const double *q, unsigned flags, double *H);
+/* The same H by strobing the recursion with unit accelerations (cross-check, O(n^2)). */
+void dyn_mass_matrix_strobe(const dyn_model *m, dyn_data *d, const double *q, unsigned flags,
+                            double *H);
+
+/* Forward dynamics: solves dyn_rnea(q, qd, qdd, wrench, flags) == tau for qdd.
+ * _chol: H by composite rigid bodies + Cholesky. _aba: O(n) recursive (Vereshchagin /
+ * articulated body). Return 0, or -1 if H is not positive definite. */
+int dyn_forward_chol(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                     const double *tau, const double *wrench, unsigned flags, double *qdd);
+int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                    const double *tau, const double *wrench, unsigned flags, double *qdd);
+
+/* Forward kinematics. A pose is 12 doubles, row-major [R | p] (3x4) of the frame in the base
+ * frame. link_poses (may be NULL) receives n poses (link frames 1..n as described), tool (may be
+ * NULL) the tool frame including tool_xyz/rpy. */
+void dyn_fk(const dyn_model *m, dyn_data *d, const double *q, double *link_poses, double *tool);
+
+/* Geometric Jacobian of the tool frame origin: 6 x n row-major, rows 0-2 linear velocity,
+ * rows 3-5 angular velocity, both in the base frame. */
+void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J);
+
+/* Mechanical energy with the model's gravity: kinetic 1/2 qd^T H qd (armature included),
+ * potential -sum m_i g.p_ci (payload included). Returns kinetic + potential. */
+double dyn_energy(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                  double *kinetic, double *potential);
+
+#endif
