@@ -1,0 +1,155 @@
+/*
+ * control.h — armd's control thread and its lock-free hand-off with the main (libev) thread.
+ *
+ * The control thread owns the driver and the dynamics workspace once ctl_start() returns. The
+ * main thread talks to it only through the functions below, which never block on the control
+ * thread (commands go through a single-producer mailbox or a seqlock/double buffer; state comes
+ * back through seqlocked snapshots and rings). All vectors are in config joint order, SI units.
+ *
+ * Each tick: read state -> velocity estimate -> sample trajectory -> control law -> limits and
+ * safety -> write torques -> publish a sample. No allocation, locks or logging in a tick.
+ */
+#ifndef ARMD_CONTROL_H
+#define ARMD_CONTROL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "drivers/drivers.h"
+#include "dynamics/dynamics.h"
+
+typedef enum {
+    CTL_DISABLED = 0, /* no torque */
+    CTL_HOLDING = 1,  /* holding the desired position */
+    CTL_MOVING = 2,   /* following a trajectory */
+    CTL_FAULT = 3,    /* a fault stopped the arm; needs reset */
+    CTL_ESTOP = 4     /* emergency stop: torque zeroed, disabled; needs reset */
+} ctl_state;
+
+const char *ctl_state_name(ctl_state s); /* "disabled", "holding", ... */
+
+/* An error for a client: code is one word ("invalid_params", "bad_state", "limits", ...),
+ * message a sentence naming what and where (e.g. "waypoint 3 joint elbow: ..."). */
+typedef struct {
+    char code[32];
+    char message[256];
+} ctl_error;
+
+/* One timed waypoint. qd / qdd are used only when has_qd / has_qdd. */
+typedef struct {
+    double t; /* seconds from the trajectory's start */
+    double q[CFG_MAX_JOINTS];
+    double qd[CFG_MAX_JOINTS];
+    double qdd[CFG_MAX_JOINTS];
+    bool has_qd, has_qdd;
+} ctl_waypoint;
+
+typedef struct {
+    double p50_us, p99_us, max_us;
+} ctl_timing;
+
+typedef struct {
+    ctl_state state;
+    char fault[160]; /* "" when none, else the reason of the last fault */
+    double time;     /* seconds since the control thread started */
+    int n;
+    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
+    double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS], error[CFG_MAX_JOINTS];
+    cfg_controller controller;
+    /* active trajectory: id 0 = none */
+    uint32_t traj_id;
+    double traj_progress;  /* 0..1 */
+    double traj_remaining; /* seconds */
+    /* loop statistics */
+    ctl_timing lateness, read, compute, write;
+    uint64_t ticks, overruns, failed_reads, saturations;
+    double rate_hz;
+} ctl_status;
+
+/* A published per-tick sample (telemetry ring). */
+typedef struct {
+    uint64_t tick;
+    double time;
+    ctl_state state;
+    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
+    double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
+} ctl_sample;
+
+typedef enum {
+    CTL_EV_STATE = 0,          /* state changed: state */
+    CTL_EV_FAULT = 1,          /* fault: text = reason */
+    CTL_EV_TRAJECTORY_DONE = 2 /* traj_id finished: text = "done" | "aborted: why" | "cancelled"
+                                  | "replaced" */
+} ctl_event_type;
+
+typedef struct {
+    uint64_t seq;
+    double time;
+    ctl_event_type type;
+    ctl_state state;
+    uint32_t traj_id;
+    char text[160];
+} ctl_event;
+
+typedef struct ctl ctl;
+
+/* Creates the controller for cfg (copied), model (owned afterwards by ctl, used only by the
+ * control thread after start) and an opened, probed driver (owned afterwards). */
+ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error *err);
+/* Reads the initial state, then starts the control thread (SCHED_FIFO, mlockall, CPU pin as
+ * configured; one warning each when refused). The arm is disabled. */
+int ctl_start(ctl *c, ctl_error *err);
+/* Safe shutdown: stops any trajectory, zeroes torques, disables the servos, joins the thread.
+ * Idempotent. */
+void ctl_stop(ctl *c);
+void ctl_free(ctl *c);
+/* True while ticks advance (for the systemd watchdog): the tick counter moved since the last
+ * call. */
+bool ctl_alive(ctl *c);
+
+/* Commands (main thread). 0 on success, -1 with *err filled. They take effect within a tick or
+ * two; the functions wait (sleeping, at most a few periods) for the control thread to
+ * acknowledge so that the reply tells the truth. */
+int ctl_enable(ctl *c, ctl_error *err);  /* disabled -> holding (present position, no jump) */
+int ctl_disable(ctl *c, ctl_error *err); /* -> disabled (torque off) */
+int ctl_hold(ctl *c, ctl_error *err);    /* moving -> holding at the present desired position */
+int ctl_estop(ctl *c, ctl_error *err);   /* torque zero immediately, disabled, state estop */
+int ctl_reset(ctl *c, ctl_error *err);   /* fault|estop -> disabled */
+int ctl_cancel(ctl *c, ctl_error *err);  /* decelerate within acceleration limits, then hold */
+
+/* Validates and queues a trajectory (append = after the current one, else replace now).
+ * Returns its id and duration [s]. */
+int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
+                   double *duration, ctl_error *err);
+/* A single move from the present desired state to q; duration <= 0 chooses the shortest
+ * duration the velocity and acceleration limits allow. */
+int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
+                ctl_error *err);
+
+/* Run-time gains (NULL = unchanged). The INI file stays the source of truth at reload. */
+int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, ctl_error *err);
+void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
+/* Switch control law; allowed while disabled or holding. */
+int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err);
+
+/* Applies a new, already validated configuration between two ticks if only live keys changed;
+ * otherwise refuses (err names the keys needing a restart) and keeps the running one.
+ * changed receives the list of keys that changed ("" if none). */
+int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
+               ctl_error *err);
+
+/* Snapshot of everything `status` reports. */
+void ctl_status_get(ctl *c, ctl_status *out);
+/* The running configuration (main thread's copy; valid until the next successful reload). */
+const armd_config *ctl_config(ctl *c);
+
+/* Telemetry: copies up to max samples newer than *cursor (oldest first) and advances *cursor.
+ * Start with *cursor = 0 to get only samples published from now on. A slow reader skips
+ * samples (the ring overwrites); it never delays the control thread. Returns the count. */
+int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max);
+/* Events (state changes, faults, trajectory ends), same cursor semantics. */
+int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max);
+
+#endif
