@@ -15,11 +15,15 @@
 #include "dynamics/dynamics.h"
 
 #define CFG_MAX_JOINTS DYN_MAX_DOF
-#define CFG_MAX_IDS 4 /* servos per joint (mirrored twins are common) */
-#define CFG_NAME_MAX 64
-#define CFG_PATH_MAX 256
+#define CFG_MAX_IDS    4 /* servos per joint (mirrored twins are common) */
+#define CFG_NAME_MAX   64
+#define CFG_PATH_MAX   256
 
-typedef enum { CTRL_COMPUTED_TORQUE = 0, CTRL_PD_GRAVITY = 1, CTRL_GRAVITY_COMP = 2 } cfg_controller;
+typedef enum {
+    CTRL_COMPUTED_TORQUE = 0,
+    CTRL_PD_GRAVITY = 1,
+    CTRL_GRAVITY_COMP = 2
+} cfg_controller;
 typedef enum { DRIVER_DXL2 = 0, DRIVER_ARMLINK = 1 } cfg_driver_type;
 typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
 typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
@@ -111,16 +115,17 @@ typedef struct {
     int n_errors, n_warnings;
     int n_lines, cap;
     char **lines;
+    char file[CFG_PATH_MAX]; /* the main file, for the summary line (added by config/) */
 } cfg_report;
 
 void cfg_report_init(cfg_report *r);
 void cfg_report_free(cfg_report *r);
-/* Prints every line then a one-line summary ("N errors, N warnings in FILE"). */
+/* Prints every line then a one-line summary ("FILE: N errors, N warnings"). */
 void cfg_report_print(const cfg_report *r, FILE *out);
 
-/* Loads and validates PATH and its drop-in directory (PATH without ".ini" + ".d/*.ini", in
- * lexical order, keys override the main file). Fills *cfg (defaults for absent optional keys).
- * Returns the number of errors (0 = usable). Never exits, never crashes on any input. */
+/* Loads and validates PATH and its drop-in directory (PATH without ".ini" + ".d/", every "*.ini"
+ * there, in lexical order, keys override the main file). Fills *cfg (defaults for absent optional
+ * keys). Returns the number of errors (0 = usable). Never exits, never crashes on any input. */
 int cfg_load(const char *path, armd_config *cfg, cfg_report *rep);
 /* The same from a string (tests, fuzzing); name is used in messages as the file name. */
 int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_report *rep);

@@ -76,8 +76,11 @@ int drv_write(drv *d, const double *tau, drv_fault *fault);
 const drv_counters *drv_counters_get(const drv *d);
 void drv_close(drv *d);
 
-/* Estimated bus time of one control tick (one read + one write) for this config [us]. */
+/* Estimated bus time of one control tick (one read + one write) for this config [us]:
+ * 10 bits per byte at the baud rate + servo return delays + DRV_TURNAROUND_US per reply
+ * turnaround (formula: drivers/bus_time.c and drivers/README.md). */
 double drv_tick_bus_time_us(const armd_config *cfg);
+#define DRV_TURNAROUND_US 100.0 /* host latency allowance per request/reply turnaround [us] */
 
 /* ---------------------------------------------------- unit conversion (device <-> joint SI) */
 /* Servo shaft position in counts -> joint position, and back, for servo k of joint j. */

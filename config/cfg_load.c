@@ -1,0 +1,96 @@
+/* cfg_load.c — cfg_load / cfg_load_string: defaults, parse, schema, validation, report. */
+#include <string.h>
+
+#include "config/cfg_internal.h"
+
+/* The value of every optional key when the file does not give it (documented in README.md). */
+static void set_defaults(armd_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->controller = CTRL_COMPUTED_TORQUE;
+    cfg->velocity_source = VELOCITY_DEVICE;
+    cfg->model.gravity[2] = -9.81;
+    cfg->driver.baud = 1000000;
+    cfg->driver.timeout_us = 1000;
+    cfg->driver.retries = 1;
+    cfg->driver.bus_watchdog_ms = 100;
+    cfg->driver.device_watchdog_ms = 100;
+    cfg->socket.mode = 0660;
+    cfg->socket.max_clients = 8;
+    cfg->realtime.cpu = -1;
+    cfg->safety.max_failed_reads = 3;
+    cfg->safety.on_fault = ON_FAULT_TORQUE_OFF;
+    cfg->safety.damp_stop_velocity = 0.05;
+    cfg->safety.damp_timeout = 2.0;
+    cfg->trajectory.goal_tolerance = 0.01;
+    cfg->trajectory.settle_time = 0.1;
+    cfg->trajectory.path_tolerance = 0.05;
+    for (int i = 0; i < CFG_MAX_JOINTS; i++) {
+        cfg_joint *j = &cfg->joint[i];
+        j->following_error = 0.1;
+        j->counts_per_rev = 4096;
+        j->gear_ratio = 1;
+        j->torque_per_amp = 1;
+        for (int k = 0; k < CFG_MAX_IDS; k++) j->direction[k] = 1;
+    }
+}
+
+/* Applies the schema to what was parsed and moves the messages into rep. */
+static int finish(cfg_ctx *c, armd_config *cfg, cfg_report *rep)
+{
+    cfg_apply_arm(c, cfg);
+    cfg_apply_joints(c, cfg);
+    cfg_check_unknown_keys(c);
+    cfg_validate_model(c, cfg);
+    int errors = c->n_errors + (c->oom ? 1 : 0);
+    cfg_msgs_to_report(c, rep);
+    cfg_ctx_free(c);
+    return errors;
+}
+
+/* Loads PATH, then PATH-without-.ini + ".d/ *.ini" in byte order; see config.h. */
+int cfg_load(const char *path, armd_config *cfg, cfg_report *rep)
+{
+    cfg_ctx c = {0};
+    set_defaults(cfg);
+    snprintf(cfg->source, sizeof(cfg->source), "%s", path);
+    if (cfg_parse_path(&c, path) < 0) {
+        int errors = c.n_errors + (c.oom ? 1 : 0);
+        cfg_msgs_to_report(&c, rep);
+        cfg_ctx_free(&c);
+        return errors > 0 ? errors : 1;
+    }
+    cfg_parse_dropins(&c, path);
+    return finish(&c, cfg, rep);
+}
+
+/* Loads from a string; name stands for the file in messages. */
+int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_report *rep)
+{
+    cfg_ctx c = {0};
+    set_defaults(cfg);
+    snprintf(cfg->source, sizeof(cfg->source), "%s", name ? name : "<string>");
+    int f = cfg_ctx_add_file(&c, name ? name : "<string>");
+    if (f >= 0 && text) cfg_parse_text(&c, f, text, strlen(text));
+    return finish(&c, cfg, rep);
+}
+
+static const char *const controller_names[] = {"computed_torque", "pd_gravity", "gravity_comp"};
+
+/* "computed_torque", "pd_gravity", "gravity_comp" (or "?" for a bad value). */
+const char *cfg_controller_name(cfg_controller c)
+{
+    unsigned i = (unsigned)c;
+    return i < 3 ? controller_names[i] : "?";
+}
+
+/* The controller with that name: 0, or -1 if unknown. */
+int cfg_controller_parse(const char *name, cfg_controller *out)
+{
+    for (int i = 0; name && i < 3; i++)
+        if (strcmp(name, controller_names[i]) == 0) {
+            *out = (cfg_controller)i;
+            return 0;
+        }
+    return -1;
+}

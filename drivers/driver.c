@@ -1,0 +1,289 @@
+/*
+ * driver.c — the driver interface (drivers.h): checks the config's device mapping, opens the
+ * port, dispatches to the protocol (dxl2.c, armlink.c), and the joint <-> servo conversions
+ * both protocols share.
+ */
+#include "drivers/driver_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *drv_status_name(drv_status s)
+{
+    switch (s) {
+    case DRV_OK:
+        return "ok";
+    case DRV_ETIMEOUT:
+        return "timeout";
+    case DRV_ECRC:
+        return "crc";
+    case DRV_EID:
+        return "unexpected id";
+    case DRV_ELENGTH:
+        return "length";
+    case DRV_EDEVICE:
+        return "device error";
+    case DRV_EALERT:
+        return "hardware alert";
+    case DRV_EIO:
+        return "io";
+    case DRV_EPROBE:
+        return "probe";
+    case DRV_ECONFIG:
+        return "config";
+    }
+    return "unknown";
+}
+
+int drv_fail(drv_fault *f, drv_status s, int device_id, const char *fmt, ...)
+{
+    if (!f) return -1;
+    f->status = s;
+    f->device_id = device_id;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Clears *f to "no fault". */
+static void fault_clear(drv_fault *f)
+{
+    if (!f) return;
+    f->status = DRV_OK;
+    f->device_id = -1;
+    f->message[0] = '\0';
+}
+
+void drv_count(drv *d, drv_status s)
+{
+    drv_counters *c = &d->counters;
+    switch (s) {
+    case DRV_ETIMEOUT:
+        c->timeouts++;
+        break;
+    case DRV_ECRC:
+        c->crc_errors++;
+        break;
+    case DRV_EID:
+        c->id_errors++;
+        break;
+    case DRV_ELENGTH:
+        c->length_errors++;
+        break;
+    case DRV_EDEVICE:
+        c->device_errors++;
+        break;
+    case DRV_EALERT:
+        c->alerts++;
+        break;
+    case DRV_EIO:
+        c->io_errors++;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Checks one joint's device mapping for the protocol; returns -1 with a DRV_ECONFIG fault. */
+static int check_joint(const armd_config *cfg, int j, drv_fault *f)
+{
+    const cfg_joint *J = &cfg->joint[j];
+    bool dxl = cfg->driver.type == DRIVER_DXL2;
+    int max_id = dxl ? DXL2_MAX_ID : ALK_MAX_CHANNELS - 1;
+    if (J->n_ids < 1 || J->n_ids > CFG_MAX_IDS)
+        return drv_fail(f, DRV_ECONFIG, -1, "joint %s: %d servo IDs (1..%d allowed)", J->name,
+                        J->n_ids, CFG_MAX_IDS);
+    for (int k = 0; k < J->n_ids; k++) {
+        if (J->id[k] < 0 || J->id[k] > max_id)
+            return drv_fail(f, DRV_ECONFIG, J->id[k], "joint %s: %s %d out of range 0..%d", J->name,
+                            dxl ? "servo ID" : "channel", J->id[k], max_id);
+        if (J->direction[k] != 1 && J->direction[k] != -1)
+            return drv_fail(f, DRV_ECONFIG, J->id[k], "joint %s: direction %d (must be +1 or -1)",
+                            J->name, J->direction[k]);
+        if (!isfinite(J->zero_offset[k]))
+            return drv_fail(f, DRV_ECONFIG, J->id[k], "joint %s: zero_offset not finite", J->name);
+    }
+    if (!(J->counts_per_rev > 0) || !isfinite(J->counts_per_rev))
+        return drv_fail(f, DRV_ECONFIG, -1, "joint %s: counts_per_rev must be > 0", J->name);
+    if (dxl && J->counts_per_rev != DXL2_COUNTS_PER_REV)
+        return drv_fail(f, DRV_ECONFIG, -1,
+                        "joint %s: counts_per_rev %g, but X-series servos count %d per revolution",
+                        J->name, J->counts_per_rev, DXL2_COUNTS_PER_REV);
+    if (!isfinite(J->gear_ratio) || J->gear_ratio == 0)
+        return drv_fail(f, DRV_ECONFIG, -1, "joint %s: gear_ratio must be finite and non-zero",
+                        J->name);
+    if (!(J->torque_per_amp > 0) || !isfinite(J->torque_per_amp))
+        return drv_fail(f, DRV_ECONFIG, -1, "joint %s: torque_per_amp must be > 0", J->name);
+    return 0;
+}
+
+/* Builds the servo table (one entry per ID, in config order) and rejects duplicate IDs. */
+static int map_servos(drv *d, drv_fault *f)
+{
+    d->n_servos = 0;
+    for (int j = 0; j < d->n_joints; j++) {
+        const cfg_joint *J = &d->joint[j];
+        for (int k = 0; k < J->n_ids; k++) {
+            for (int s = 0; s < d->n_servos; s++)
+                if (d->servo[s].id == J->id[k])
+                    return drv_fail(f, DRV_ECONFIG, J->id[k],
+                                    "joint %s: ID %d already drives joint %s", J->name, J->id[k],
+                                    d->joint[d->servo[s].joint].name);
+            drv_servo *s = &d->servo[d->n_servos];
+            memset(s, 0, sizeof *s);
+            s->id = J->id[k];
+            s->joint = j;
+            s->k = k;
+            s->current_limit = INT32_MAX;
+            d->servo_of[j][k] = d->n_servos++;
+        }
+    }
+    return 0;
+}
+
+drv *drv_open(const armd_config *cfg, drv_fault *f)
+{
+    fault_clear(f);
+    const cfg_driver *dc = &cfg->driver;
+    if (cfg->n_joints < 1 || cfg->n_joints > CFG_MAX_JOINTS) {
+        drv_fail(f, DRV_ECONFIG, -1, "%d joints (1..%d allowed)", cfg->n_joints, CFG_MAX_JOINTS);
+        return NULL;
+    }
+    if (dc->type != DRIVER_DXL2 && dc->type != DRIVER_ARMLINK) {
+        drv_fail(f, DRV_ECONFIG, -1, "unknown driver type %d", (int)dc->type);
+        return NULL;
+    }
+    if (dc->baud <= 0 || dc->timeout_us <= 0 || dc->retries < 0) {
+        drv_fail(f, DRV_ECONFIG, -1, "[driver] baud %d, timeout_us %d, retries %d: must be > 0",
+                 dc->baud, dc->timeout_us, dc->retries);
+        return NULL;
+    }
+    for (int j = 0; j < cfg->n_joints; j++)
+        if (check_joint(cfg, j, f) < 0) return NULL;
+
+    drv *d = calloc(1, sizeof *d);
+    if (!d) {
+        drv_fail(f, DRV_EIO, -1, "out of memory");
+        return NULL;
+    }
+    d->ops = dc->type == DRIVER_DXL2 ? &drv_dxl2_ops : &drv_armlink_ops;
+    d->cfg = *dc;
+    d->n_joints = cfg->n_joints;
+    memcpy(d->joint, cfg->joint, sizeof(cfg_joint) * (size_t)cfg->n_joints);
+    if (map_servos(d, f) < 0) {
+        free(d);
+        return NULL;
+    }
+    char err[sizeof f->message];
+    d->port = serial_open(dc->port, dc->baud, err, sizeof err);
+    if (!d->port) {
+        drv_fail(f, DRV_EIO, -1, "%s", err);
+        free(d);
+        return NULL;
+    }
+    dxl2_framer_reset(&d->rx.dxl);
+    return d;
+}
+
+int drv_probe(drv *d, drv_fault *f)
+{
+    fault_clear(f);
+    int r = d->ops->probe(d, f);
+    d->probed = r == 0;
+    return r;
+}
+
+int drv_enable(drv *d, bool on, drv_fault *f)
+{
+    fault_clear(f);
+    if (!d->probed && on)
+        return drv_fail(f, DRV_EPROBE, -1, "torque on refused: the devices were not probed");
+    int r = d->ops->enable(d, on, f);
+    if (r == 0) d->enabled = on;
+    if (!on && r != 0) d->enabled = false; /* assume the worst for the next enable */
+    return r;
+}
+
+int drv_read(drv *d, drv_state *out, drv_fault *f)
+{
+    fault_clear(f);
+    d->counters.reads++;
+    if (!d->probed) return drv_fail(f, DRV_EPROBE, -1, "read before a successful probe");
+    return d->ops->read(d, out, f);
+}
+
+int drv_write(drv *d, const double *tau, drv_fault *f)
+{
+    fault_clear(f);
+    d->counters.writes++;
+    if (!d->probed) return drv_fail(f, DRV_EPROBE, -1, "write before a successful probe");
+    return d->ops->write(d, tau, f);
+}
+
+const drv_counters *drv_counters_get(const drv *d)
+{
+    return &d->counters;
+}
+
+void drv_close(drv *d)
+{
+    if (!d) return;
+    serial_close(d->port);
+    free(d);
+}
+
+void drv_fill_state(const drv *d, drv_state *out, double amps_per_unit, double rpm_per_unit)
+{
+    out->n = d->n_joints;
+    for (int j = 0; j < d->n_joints; j++) {
+        const cfg_joint *J = &d->joint[j];
+        const drv_servo *s0 = &d->servo[d->servo_of[j][0]];
+        out->q[j] = units_counts_to_q(J, 0, s0->position);
+        out->qd[j] = units_rpm_to_qd(J, 0, s0->velocity * rpm_per_unit);
+        double tau = 0;
+        for (int k = 0; k < J->n_ids; k++)
+            tau += units_amps_to_tau(J, k, d->servo[d->servo_of[j][k]].current * amps_per_unit);
+        out->tau[j] = tau;
+    }
+}
+
+void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit)
+{
+    for (int i = 0; i < d->n_servos; i++) {
+        drv_servo *s = &d->servo[i];
+        const cfg_joint *J = &d->joint[s->joint];
+        double raw = units_tau_to_amps(J, s->k, tau[s->joint]) / amps_per_unit;
+        double lim = s->current_limit;
+        if (!isfinite(raw))
+            raw = 0;
+        else if (raw > lim)
+            raw = lim;
+        else if (raw < -lim)
+            raw = -lim;
+        s->current = (int32_t)lround(raw);
+    }
+}
+
+int drv_check_twins(const drv *d, drv_fault *f)
+{
+    for (int j = 0; j < d->n_joints; j++) {
+        const cfg_joint *J = &d->joint[j];
+        const drv_servo *s0 = &d->servo[d->servo_of[j][0]];
+        double q0 = units_counts_to_q(J, 0, s0->position);
+        for (int k = 1; k < J->n_ids; k++) {
+            const drv_servo *sk = &d->servo[d->servo_of[j][k]];
+            double qk = units_counts_to_q(J, k, sk->position);
+            if (fabs(qk - q0) > DRV_TWIN_TOLERANCE)
+                return drv_fail(f, DRV_EPROBE, sk->id,
+                                "joint %s: twin servos disagree: ID %d says %.4f, ID %d says %.4f "
+                                "(check zero_offset and direction)",
+                                J->name, s0->id, q0, sk->id, qk);
+        }
+    }
+    return 0;
+}

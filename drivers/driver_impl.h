@@ -1,0 +1,81 @@
+/*
+ * driver_impl.h — drivers/-private: the drv object shared by the dispatch (driver.c) and the
+ * protocols (dxl2.c, armlink.c).
+ */
+#ifndef ARMD_DRIVERS_DRIVER_IMPL_H
+#define ARMD_DRIVERS_DRIVER_IMPL_H
+
+#include "drivers/drivers.h"
+#include "drivers/serial.h"
+
+#define DRV_MAX_SERVOS (DXL2_MAX_ID + 1)
+
+/* Twin servos of one joint must agree on the joint position within this at probe [rad|m]. */
+#define DRV_TWIN_TOLERANCE 0.05
+
+/* One servo (dxl2) or board channel (armlink) and the joint it drives. */
+typedef struct {
+    int id;    /* servo ID / channel number */
+    int joint; /* index into cfg joints */
+    int k;     /* which of the joint's servos (0 = the one position is read from) */
+    /* last raw reading (dxl2: 2.69 mA, 0.229 rpm, counts; armlink: uA, milli-rpm, counts) */
+    int32_t current, velocity, position;
+    bool seen;             /* reading arrived in this transaction */
+    int32_t current_limit; /* |goal current| clamp in device units */
+} drv_servo;
+
+typedef struct drv_ops {
+    int (*probe)(drv *d, drv_fault *f);
+    int (*enable)(drv *d, bool on, drv_fault *f);
+    int (*read)(drv *d, drv_state *out, drv_fault *f);
+    int (*write)(drv *d, const double *tau, drv_fault *f);
+} drv_ops;
+
+struct drv {
+    const drv_ops *ops;
+    cfg_driver cfg;
+    int n_joints;
+    cfg_joint joint[CFG_MAX_JOINTS];
+    serial_port *port;
+    drv_counters counters;
+    bool probed, enabled;
+
+    int n_servos;
+    drv_servo servo[DRV_MAX_SERVOS];
+    int servo_of[CFG_MAX_JOINTS][CFG_MAX_IDS]; /* index into servo[] */
+
+    uint8_t tx[DXL2_MAX_PACKET];
+    uint8_t tx_state[512]; /* the per-tick state request, built at probe */
+    size_t tx_state_len;
+    union {
+        dxl2_framer dxl;
+        alk_framer alk;
+    } rx;
+
+    /* armlink */
+    uint8_t seq;
+    alk_state alk_state; /* last READ_STATE reply */
+    int board_channels;
+    uint32_t last_time_us;
+    uint64_t time_high; /* device clock unwrapping */
+    bool have_time;
+};
+
+extern const drv_ops drv_dxl2_ops;
+extern const drv_ops drv_armlink_ops;
+
+/* Fills *f (may be NULL) with status, device ID and a printf-style message; returns -1. */
+int drv_fail(drv_fault *f, drv_status s, int device_id, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Counts a fault of status s in d->counters. */
+void drv_count(drv *d, drv_status s);
+/* Converts raw readings to joint state (units_*); scale factors turn raw values into amps and
+ * rpm. Joint position and velocity come from the joint's first servo, torque is the sum. */
+void drv_fill_state(const drv *d, drv_state *out, double amps_per_unit, double rpm_per_unit);
+/* Joint torques -> per-servo current in device units (rounded, clamped to the servo's limit;
+ * a non-finite torque gives 0). Writes servo[i].current. */
+void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit);
+/* Checks that the twins of every joint agree within DRV_TWIN_TOLERANCE (after a read). */
+int drv_check_twins(const drv *d, drv_fault *f);
+
+#endif

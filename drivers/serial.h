@@ -1,0 +1,36 @@
+/*
+ * serial.h — drivers/-private serial transport on libserialport: open by path (symlinks to
+ * pseudo-terminals work), 8N1, no flow control, low latency where the device supports it,
+ * flushed on open; reads and writes against a CLOCK_MONOTONIC deadline in nanoseconds
+ * (ppoll on the port's descriptor, microsecond resolution). No allocation after open.
+ */
+#ifndef ARMD_DRIVERS_SERIAL_H
+#define ARMD_DRIVERS_SERIAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct serial_port serial_port;
+
+/* CLOCK_MONOTONIC now [ns]. */
+uint64_t serial_now_ns(void);
+
+/* Opens path at baud 8N1 without flow control. NULL with a message in err on failure. */
+serial_port *serial_open(const char *path, int baud, char *err, size_t errlen);
+void serial_close(serial_port *p);
+
+/* Writes all n bytes before deadline_ns: 0, or -1 with errno ETIMEDOUT / an I/O error. */
+int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadline_ns);
+/* Waits until at least one byte is available or the deadline passes, then reads what is there
+ * (up to cap). Returns bytes read (> 0), 0 on timeout, -1 on an I/O error (port gone). */
+ssize_t serial_read(serial_port *p, uint8_t *buf, size_t cap, uint64_t deadline_ns);
+/* Discards unread input and unsent output (at open only). */
+void serial_flush(serial_port *p);
+/* Discards unread input only (before a request: a stale reply must not answer it). Output is
+ * never flushed in operation: it would cut the previous request (e.g. a Sync Write) short. */
+void serial_flush_input(serial_port *p);
+/* The underlying descriptor (tests). */
+int serial_fd(const serial_port *p);
+
+#endif

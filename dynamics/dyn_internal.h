@@ -1,0 +1,216 @@
+/*
+ * dyn_internal.h — the internal form every description is converted to (private to dynamics/).
+ *
+ * Per joint i (0-based) the model stores the constant pose (R0, p0) of joint i's pre-motion
+ * frame in the parent's MOVING frame (the base for i = 0). The joint then moves about (revolute)
+ * or along (prismatic) the local z axis by q + qoff, giving joint i's moving frame "M_i". All
+ * inertial parameters are re-expressed in M_i at load time. The frame the description calls
+ * "link frame i" is M_i * link (a constant pose), used only by dyn_fk.
+ *
+ * Rotations are 3x3 row-major; a rotation R of frame B in frame A maps B-coordinates to
+ * A-coordinates (v_A = R v_B). Symmetric 3x3 matrices are stored as xx xy xz yy yz zz.
+ */
+#ifndef ARMD_DYN_INTERNAL_H
+#define ARMD_DYN_INTERNAL_H
+
+#include <math.h>
+#include <string.h>
+
+#include "dynamics/dynamics.h"
+
+/* A rigid transform: rotation R (row-major) and origin p, both in the outer frame. */
+typedef struct {
+    double R[9];
+    double p[3];
+} dyn_frame;
+
+/* Inertial parameters of one body in some frame: mass, first moment h = m*com, and the
+ * rotational inertia about the frame ORIGIN (symmetric, xx xy xz yy yz zz). */
+typedef struct {
+    double m;
+    double h[3];
+    double I[6];
+} dyn_body;
+
+/* One joint of the internal form. sr/pr are 1/0 masks (revolute/prismatic) so the recursions
+ * need no branches. */
+typedef struct {
+    double R0[9]; /* pre-motion rotation in parent moving frame */
+    double p0[3]; /* pre-motion origin in parent moving frame [m] */
+    double qoff;  /* constant added to q [rad or m] */
+    double sr, pr;
+    dyn_body body; /* link inertia in M_i (for the last joint: link + payload) */
+    double armature, viscous, coulomb_pos, coulomb_neg;
+} dyn_joint;
+
+struct dyn_model {
+    int n;
+    dyn_joint_type type[DYN_MAX_DOF];
+    dyn_joint j[DYN_MAX_DOF];
+    dyn_frame link[DYN_MAX_DOF]; /* described link frame i in M_i */
+    dyn_frame tool;              /* tool frame in M_{n-1} */
+    dyn_body last_link;          /* last link alone, in M_{n-1} (payload added on top) */
+    double gravity[3];
+    double friction_smoothing;
+};
+
+/* Articulated-body inertia in block form [[A, B], [B^T, C]] (angular first). */
+typedef struct {
+    double A[6], B[9], C[6];
+} dyn_abi;
+
+struct dyn_data {
+    int n;
+    /* per-joint state of the last recursion, all in M_i */
+    double R[DYN_MAX_DOF][9]; /* rotation of M_i in M_{i-1} */
+    double p[DYN_MAX_DOF][3]; /* origin of M_i in M_{i-1} */
+    double w[DYN_MAX_DOF][3], dw[DYN_MAX_DOF][3], a[DYN_MAX_DOF][3];
+    double f[DYN_MAX_DOF][3], nm[DYN_MAX_DOF][3];
+    /* articulated-body workspace */
+    dyn_abi abi[DYN_MAX_DOF];
+    double v[DYN_MAX_DOF][6], c[DYN_MAX_DOF][6], pa[DYN_MAX_DOF][6], U[DYN_MAX_DOF][6];
+    double Dinv[DYN_MAX_DOF], u[DYN_MAX_DOF];
+    /* composite bodies, poses, scratch vectors */
+    dyn_body comp[DYN_MAX_DOF];
+    dyn_frame pose[DYN_MAX_DOF]; /* M_i in the base */
+    double zero[DYN_MAX_DOF], tmp[DYN_MAX_DOF], tmp2[DYN_MAX_DOF];
+    double H[DYN_MAX_DOF * DYN_MAX_DOF];
+};
+
+/* Small 3-vector / 3x3 helpers shared by the recursions. */
+static inline void dyn_cross(const double a[3], const double b[3], double out[3])
+{
+    double x = a[1] * b[2] - a[2] * b[1];
+    double y = a[2] * b[0] - a[0] * b[2];
+    double z = a[0] * b[1] - a[1] * b[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+/* out = R v */
+static inline void dyn_rot(const double R[9], const double v[3], double out[3])
+{
+    double x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+    double y = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+    double z = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+/* out = R^T v */
+static inline void dyn_rot_t(const double R[9], const double v[3], double out[3])
+{
+    double x = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+    double y = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+    double z = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+/* out = S v for symmetric S stored xx xy xz yy yz zz */
+static inline void dyn_sym_mul(const double S[6], const double v[3], double out[3])
+{
+    double x = S[0] * v[0] + S[1] * v[1] + S[2] * v[2];
+    double y = S[1] * v[0] + S[3] * v[1] + S[4] * v[2];
+    double z = S[2] * v[0] + S[4] * v[1] + S[5] * v[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+/* sin and cos of x in one call, without a library call: Cody-Waite reduction by pi/2 (3-part
+ * constant, exact for |x| < 1e5) and the fdlibm kernel polynomials on [-pi/4, pi/4] (error
+ * about 1 ulp); the quadrant is picked by indexing, so no data-dependent branch. Larger or
+ * non-finite x fall back to libm. */
+static inline __attribute__((always_inline)) void dyn_sincos(double x, double *s, double *c)
+{
+    if (!(fabs(x) < 1e5)) {
+        sincos(x, s, c);
+        return;
+    }
+    const double shifter = 6755399441055744.0; /* 1.5 * 2^52: rounds to integer */
+    double kf = x * 6.36619772367581382433e-01 + shifter;
+    long long k = (long long)(kf - shifter);
+    kf -= shifter;
+    double r = ((x - kf * 1.57079632673412561417e+00) - kf * 6.07710050630396597660e-11) -
+               kf * 2.02226624879595063154e-21;
+    double z = r * r;
+    double sp = -1.66666666666666324348e-01 +
+                z * (8.33333333332248946124e-03 +
+                     z * (-1.98412698298579493134e-04 +
+                          z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+                                                                 z * 1.58969099521155010221e-10))));
+    double cp =
+        4.16666666666666019037e-02 +
+        z * (-1.38888888888741095749e-03 +
+             z * (2.48015872894767294178e-05 +
+                  z * (-2.75573143513906633035e-07 +
+                       z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
+    double s0 = r + r * z * sp;
+    double c0 = 1.0 - 0.5 * z + z * z * cp;
+    /* quadrant k: odd swaps (s, c) -> (c, -s); k & 2 negates both (bit operations) */
+    unsigned long long sb, cb, odd = (unsigned long long)k & 1u;
+    unsigned long long swap = 0ull - odd, neg = ((unsigned long long)k & 2u) << 62;
+    memcpy(&sb, &s0, sizeof sb);
+    memcpy(&cb, &c0, sizeof cb);
+    unsigned long long so = (sb & ~swap) | (cb & swap), co = (cb & ~swap) | (sb & swap);
+    so ^= neg;
+    co ^= neg ^ (odd << 63);
+    memcpy(s, &so, sizeof so);
+    memcpy(c, &co, sizeof co);
+}
+
+/* Joint transform: R = R0 Rz(angle), p = p0 + disp * R0 e_z, with angle = sr*(q+qoff) and
+ * disp = pr*(q+qoff). Writes R (row-major) and p. The constants are read into locals first
+ * so the stores cannot alias them. */
+static inline __attribute__((always_inline)) void
+dyn_joint_transform(const dyn_joint *restrict jt, double q, double *restrict R, double *restrict p)
+{
+    const double x = q + jt->qoff;
+    double s, c;
+    dyn_sincos(jt->sr * x, &s, &c);
+    const double dz = jt->pr * x;
+    const double a0 = jt->R0[0], a1 = jt->R0[1], a2 = jt->R0[2];
+    const double b0 = jt->R0[3], b1 = jt->R0[4], b2 = jt->R0[5];
+    const double c0 = jt->R0[6], c1 = jt->R0[7], c2 = jt->R0[8];
+    const double p0 = jt->p0[0], p1 = jt->p0[1], p2 = jt->p0[2];
+    R[0] = a0 * c + a1 * s;
+    R[1] = a1 * c - a0 * s;
+    R[2] = a2;
+    R[3] = b0 * c + b1 * s;
+    R[4] = b1 * c - b0 * s;
+    R[5] = b2;
+    R[6] = c0 * c + c1 * s;
+    R[7] = c1 * c - c0 * s;
+    R[8] = c2;
+    p[0] = p0 + dz * a2;
+    p[1] = p1 + dz * b2;
+    p[2] = p2 + dz * c2;
+}
+
+/* All joint transforms (R_i, p_i of M_i in M_{i-1}) into d->R, d->p, in one pass before the
+ * recursions so the trigonometry of all joints runs independently of the recursion chain. */
+static inline void dyn_transforms(const dyn_model *restrict m, dyn_data *restrict d,
+                                  const double *restrict q)
+{
+    for (int i = 0; i < m->n; i++) dyn_joint_transform(&m->j[i], q[i], d->R[i], d->p[i]);
+}
+
+/* Internal entry points shared between files. */
+void dyn_frame_compose(const dyn_frame *a, const dyn_frame *b, dyn_frame *out);
+void dyn_rpy_to_R(const double rpy[3], double R[9]);
+void dyn_body_transform(const dyn_frame *f, const dyn_body *b, dyn_body *out);
+void dyn_body_add(dyn_body *acc, const dyn_body *b);
+void dyn_body_from_com(double mass, const double com[3], const double Icom[6], dyn_body *out);
+
+/* Core RNEA in the internal form. qd/qdd may be d->zero. grav: 1 to include gravity. wrench
+ * may be NULL. Writes tau without armature/friction. */
+void dyn_rnea_core(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                   const double *qdd, int grav, const double *wrench, double *tau);
+/* Poses of every M_i in the base into d->pose. */
+void dyn_poses(const dyn_model *m, dyn_data *d, const double *q);
+
+#endif

@@ -1,0 +1,481 @@
+/*
+ * test_config.c — the INI loader: the example files load to the published numbers, each kind
+ * of error gives exactly its line, several errors are all reported, drop-ins override and are
+ * named in messages, and cfg_compare tells live from restart changes.
+ * argv[1] is the source root (meson passes it), so the test runs from any directory.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config/config.h"
+
+static const char *root = ".";
+static armd_config cfg, cfg2; /* large: static */
+
+/* Loads an example; asserts no errors and returns the report (caller frees). */
+static void load_example(const char *name, armd_config *c, cfg_report *rep)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/config/examples/%s", root, name);
+    cfg_report_init(rep);
+    int errors = cfg_load(path, c, rep);
+    if (errors) cfg_report_print(rep, stderr);
+    assert_int_equal(errors, 0);
+    assert_int_equal(rep->n_errors, 0);
+}
+
+/* The 1-based line of the first line of FILE starting with text (to name warnings exactly). */
+static int line_of(const char *name, const char *text)
+{
+    char path[512], buf[512];
+    snprintf(path, sizeof(path), "%s/config/examples/%s", root, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    int n = 0, found = -1;
+    while (fgets(buf, sizeof(buf), f)) {
+        n++;
+        if (strncmp(buf, text, strlen(text)) == 0) {
+            found = n;
+            break;
+        }
+    }
+    fclose(f);
+    assert_true(found > 0);
+    return found;
+}
+
+static void test_planar2_loads(void **state)
+{
+    (void)state;
+    cfg_report rep;
+    load_example("planar2.ini", &cfg, &rep);
+    assert_int_equal(rep.n_warnings, 0);
+    assert_string_equal(cfg.name, "planar2");
+    assert_int_equal(cfg.n_joints, 2);
+    assert_int_equal(cfg.model.n, 2);
+    assert_string_equal(cfg.joint[0].name, "shoulder");
+    assert_string_equal(cfg.joint[1].name, "elbow");
+    /* seed 003: point masses at the link ends, gravity along -y, frames at the joints */
+    assert_int_equal(cfg.model.joint[0].form, DYN_DH_MODIFIED);
+    assert_true(fabs(cfg.model.joint[1].a - 0.5) < 1e-12);
+    assert_true(fabs(cfg.model.joint[0].com[0] - 0.5) < 1e-12);
+    assert_true(fabs(cfg.model.joint[1].com[0] - 0.4) < 1e-12);
+    assert_true(fabs(cfg.model.joint[0].mass - 2.0) < 1e-12);
+    assert_true(fabs(cfg.model.joint[1].mass - 1.5) < 1e-12);
+    for (int k = 0; k < 6; k++) assert_true(cfg.model.joint[1].inertia[k] == 0);
+    assert_true(fabs(cfg.model.gravity[1] + 9.81) < 1e-12);
+    assert_true(cfg.model.gravity[0] == 0 && cfg.model.gravity[2] == 0);
+    assert_true(fabs(cfg.joint[0].lower + M_PI) < 1e-12);
+    assert_int_equal(cfg.driver.type, DRIVER_ARMLINK);
+    assert_int_equal(cfg.socket.mode, 0660);
+    assert_string_equal(cfg.socket.path, "/run/armd/planar2.sock");
+    /* [safety] damping = 2 applies to both joints */
+    assert_true(cfg.joint[0].damping == 2 && cfg.joint[1].damping == 2);
+    assert_int_equal(cfg.safety.on_fault, ON_FAULT_DAMP);
+    assert_true(fabs(cfg.rate_hz - 500) < 1e-12);
+    assert_int_equal(cfg.joint[1].id[0], 2);
+    cfg_report_free(&rep);
+}
+
+static void test_puma560_loads(void **state)
+{
+    (void)state;
+    static const double G[6] = {-62.6111, 107.815, -53.7063, 76.0364, 71.923, 76.686};
+    static const double Jm[6] = {200e-6, 200e-6, 200e-6, 33e-6, 33e-6, 33e-6};
+    static const double B[6] = {1.48e-3, 0.817e-3, 1.38e-3, 71.2e-6, 82.6e-6, 36.7e-6};
+    static const double Tc[6][2] = {{0.395, -0.435},     {0.126, -0.071},     {0.132, -0.105},
+                                    {11.2e-3, -16.9e-3}, {9.26e-3, -14.5e-3}, {3.96e-3, -10.5e-3}};
+    static const double lim_deg[6][2] = {{-160, 160}, {-45, 225},  {-225, 45},
+                                         {-110, 170}, {-100, 100}, {-266, 266}};
+    cfg_report rep;
+    load_example("puma560.ini", &cfg, &rep);
+    assert_int_equal(cfg.n_joints, 6);
+    assert_int_equal(cfg.driver.type, DRIVER_DXL2);
+    assert_int_equal(cfg.driver.baud, 4000000);
+    for (int i = 0; i < 6; i++) {
+        const dyn_joint_desc *j = &cfg.model.joint[i];
+        const cfg_joint *c = &cfg.joint[i];
+        assert_int_equal(j->form, DYN_DH_STANDARD);
+        /* joint-side drive train from the data file's motor-side values (rounded in the file) */
+        assert_true(fabs(j->armature - G[i] * G[i] * Jm[i]) < 1e-5 * fabs(G[i] * G[i] * Jm[i]));
+        assert_true(fabs(j->viscous - G[i] * G[i] * B[i]) < 1e-5 * fabs(G[i] * G[i] * B[i]));
+        assert_true(fabs(j->coulomb_pos - fabs(G[i]) * Tc[i][0]) < 1e-5 * fabs(G[i] * Tc[i][0]));
+        assert_true(fabs(j->coulomb_neg - fabs(G[i]) * Tc[i][1]) < 1e-5 * fabs(G[i] * Tc[i][1]));
+        assert_true(fabs(c->lower - lim_deg[i][0] * M_PI / 180) < 1e-6);
+        assert_true(fabs(c->upper - lim_deg[i][1] * M_PI / 180) < 1e-6);
+        assert_true(fabs(c->gear_ratio - fabs(G[i])) < 1e-9);
+        assert_int_equal(c->direction[0], G[i] < 0 ? -1 : 1);
+        /* the torque limit fits Goal Current (2 bytes, 2.69 mA) */
+        assert_true(c->torque / c->torque_per_amp < 32767 * 2.69e-3);
+        assert_true(fabs(c->kd - 2 * sqrt(c->kp)) < 1e-9); /* critically damped */
+    }
+    assert_true(fabs(cfg.model.joint[0].alpha - M_PI / 2) < 1e-15);
+    assert_true(fabs(cfg.model.joint[2].alpha + M_PI / 2) < 1e-15);
+    assert_true(fabs(cfg.model.joint[1].a - 0.4318) < 1e-12);
+    assert_true(fabs(cfg.model.joint[2].d - 0.15005) < 1e-12);
+    assert_true(fabs(cfg.model.joint[1].com[2] - 0.2275) < 1e-12);
+    assert_true(fabs(cfg.model.joint[3].inertia[3] - 1.3e-3) < 1e-15);
+    assert_true(fabs(cfg.model.gravity[2] + 9.81) < 1e-12);
+    assert_true(fabs(cfg.joint[1].damping - 30) < 1e-12);
+    assert_true(fabs(cfg.joint[5].following_error - 0.15) < 1e-12);
+    /* the published j1 (about its axis) and j3 inertias violate the triangle inequality */
+    assert_int_equal(rep.n_warnings, 2);
+    char expect[512];
+    snprintf(expect, sizeof(expect),
+             "%s/config/examples/puma560.ini:%d: [joint j1] inertia: warning: ", root,
+             line_of("puma560.ini", "inertia = 0 0 0 0.35 0 0"));
+    assert_int_equal(strncmp(rep.lines[0], expect, strlen(expect)), 0);
+    cfg_report_free(&rep);
+}
+
+static void test_viperx300_loads(void **state)
+{
+    (void)state;
+    cfg_report rep;
+    load_example("viperx300.ini", &cfg, &rep);
+    assert_int_equal(rep.n_warnings, 0);
+    assert_int_equal(cfg.n_joints, 6);
+    const cfg_joint *sh = &cfg.joint[1], *el = &cfg.joint[2];
+    assert_string_equal(sh->name, "shoulder");
+    assert_int_equal(sh->n_ids, 2);
+    assert_int_equal(sh->id[0], 2);
+    assert_int_equal(sh->id[1], 3);
+    assert_int_equal(sh->direction[0], 1);
+    assert_int_equal(sh->direction[1], -1);
+    assert_int_equal(el->n_ids, 2);
+    assert_int_equal(el->id[1], 5); /* comma-separated list */
+    assert_int_equal(el->direction[1], -1);
+    assert_true(fabs(sh->zero_offset[0] - M_PI) < 1e-15 && fabs(sh->zero_offset[1] - M_PI) < 1e-15);
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(cfg.model.joint[i].form, DYN_URDF);
+        assert_true(fabs(cfg.joint[i].following_error - 0.15) < 1e-12);
+        assert_true(fabs(cfg.joint[i].torque_rate_limit - 200) < 1e-12);
+    }
+    assert_true(cfg.model.joint[1].axis[1] == 1);
+    assert_true(fabs(cfg.model.joint[2].origin_xyz[0] - 0.05955) < 1e-12);
+    assert_true(cfg.driver.fast_sync_read);
+    cfg_report_free(&rep);
+}
+
+/* A small valid file; each error case replaces one of its lines. */
+static const char *const base[] = {"[arm]",
+                                   "name = t",
+                                   "rate_hz = 100",
+                                   "[driver]",
+                                   "type = dxl2",
+                                   "port = /dev/null",
+                                   "[joint j1]",
+                                   "type = revolute",
+                                   "dh = standard",
+                                   "a = 0.1",
+                                   "alpha = 0",
+                                   "d = 0",
+                                   "theta = 0",
+                                   "mass = 1",
+                                   "com = 0.05 0 0",
+                                   "inertia = 0.01 0 0 0.01 0 0.01",
+                                   "lower = -1",
+                                   "upper = 1",
+                                   "velocity = 2",
+                                   "acceleration = 5",
+                                   "torque = 10",
+                                   "kp = 100",
+                                   "kd = 20",
+                                   "id = 1",
+                                   "torque_per_amp = 1"};
+#define N_BASE (sizeof(base) / sizeof(base[0]))
+
+/* base with each line equal to from[k] replaced by to[k] (k < n); returns malloc'd text */
+static char *build(int n, const char *const *from, const char *const *to)
+{
+    size_t cap = 8192;
+    char *t = calloc(1, cap);
+    assert_non_null(t);
+    for (size_t i = 0; i < N_BASE; i++) {
+        const char *line = base[i];
+        for (int k = 0; k < n; k++)
+            if (strcmp(line, from[k]) == 0) line = to[k];
+        strncat(t, line, cap - strlen(t) - 2);
+        strcat(t, "\n");
+    }
+    return t;
+}
+
+static void test_base_is_valid(void **state)
+{
+    (void)state;
+    char *t = build(0, NULL, NULL);
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(rep.n_lines, 0);
+    free(t);
+    cfg_report_free(&rep);
+}
+
+typedef struct {
+    const char *from, *to;
+    const char *expect; /* the whole line (or its start, when prefix) */
+    int errors, warnings;
+    bool prefix;
+} error_case;
+
+static void test_each_error_message(void **state)
+{
+    (void)state;
+    static char longline[300];
+    memset(longline, 'x', sizeof(longline) - 1);
+    longline[0] = ';';
+    const error_case cases[] = {
+        {"port = /dev/null", "port = /dev/null\n[drivre]",
+         "t.ini:7: [drivre]: unknown section; did you mean [driver]?", 1, 0, false},
+        {"torque_per_amp = 1", "torque_per_amp = 1\nkd_gain = 3",
+         "t.ini:26: [joint j1] kd_gain: unknown key 'kd_gain'; did you mean 'kd'?", 1, 0, false},
+        {"theta = 0", "theta = 0\nrate_hz = 1",
+         "t.ini:14: [joint j1] rate_hz: unknown key 'rate_hz' here; it belongs in [arm]", 1, 0,
+         false},
+        {"mass = 1", "", "t.ini:7: [joint j1] mass: missing required key", 1, 0, false},
+        {"mass = 1", "mass = abc", "t.ini:14: [joint j1] mass: expected a number, got 'abc'", 1, 0,
+         false},
+        {"rate_hz = 100", "rate_hz = 5000",
+         "t.ini:3: [arm] rate_hz: 5000 is out of range: must be 60 to 4000 Hz", 1, 0, false},
+        {"velocity = 2", "velocity = 0",
+         "t.ini:19: [joint j1] velocity: 0 is out of range: must be > 0 and <= 10000 rad/s", 1, 0,
+         false},
+        {"com = 0.05 0 0", "com = 0.05 0", "t.ini:15: [joint j1] com: expected 3 numbers, got 2", 1,
+         0, false},
+        {"torque_per_amp = 1", "torque_per_amp = 1\n[joint j1]",
+         "t.ini:26: [joint j1]: duplicate joint name 'j1' (first at line 7)", 1, 0, false},
+        {"kp = 100", "kp = 100\nkp = 200",
+         "t.ini:23: [joint j1] kp: duplicate key (first at line 22)", 1, 0, false},
+        {"theta = 0", "theta = 0\noops",
+         "t.ini:14: expected 'key = value' or '[section]', got 'oops'", 1, 0, false},
+        {"port = /dev/null", NULL, "t.ini:7: line too long (299 characters, at most 196)", 1, 0,
+         false},
+        {"type = dxl2", "type = dxl3",
+         "t.ini:5: [driver] type: expected dxl2 or armlink, got 'dxl3'; did you mean 'dxl2'?", 1, 0,
+         false},
+        {"theta = 0", "theta = 0\norigin_xyz = 0 0 0",
+         "t.ini:14: [joint j1] origin_xyz: cannot be mixed with 'dh' (line 9): describe a joint "
+         "either by dh with a, alpha, d, theta or by origin_xyz, origin_rpy, axis",
+         1, 0, false},
+        {"id = 1", "id = 1 2\ndirection = 1 -1 1",
+         "t.ini:25: [joint j1] direction: expected 1 or 2 values (one per servo), got 3", 1, 0,
+         false},
+        {"upper = 1", "upper = -2",
+         "t.ini:18: [joint j1] upper: -2 rad must be above lower (-1 rad)", 1, 0, false},
+        {"inertia = 0.01 0 0 0.01 0 0.01", "inertia = 1 0 0 0.1 0 0.1",
+         "t.ini:16: [joint j1] inertia: warning: ", 0, 1, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const error_case *k = &cases[i];
+        char to[400];
+        if (k->to)
+            snprintf(to, sizeof(to), "%s", k->to);
+        else
+            snprintf(to, sizeof(to), "%s\n%s", k->from, longline);
+        const char *tp = to;
+        char *t = build(1, &k->from, &tp);
+        cfg_report rep;
+        cfg_report_init(&rep);
+        int errors = cfg_load_string(t, "t.ini", &cfg, &rep);
+        if (errors != k->errors || rep.n_warnings != k->warnings || rep.n_lines != 1) {
+            fprintf(stderr, "case %zu (%s):\n", i, k->expect);
+            cfg_report_print(&rep, stderr);
+        }
+        assert_int_equal(errors, k->errors);
+        assert_int_equal(rep.n_errors, k->errors);
+        assert_int_equal(rep.n_warnings, k->warnings);
+        assert_int_equal(rep.n_lines, 1);
+        if (k->prefix)
+            assert_int_equal(strncmp(rep.lines[0], k->expect, strlen(k->expect)), 0);
+        else
+            assert_string_equal(rep.lines[0], k->expect);
+        cfg_report_free(&rep);
+        free(t);
+    }
+}
+
+static void test_several_errors_all_reported(void **state)
+{
+    (void)state;
+    const char *from[] = {"rate_hz = 100", "mass = 1", "torque_per_amp = 1"};
+    const char *to[] = {"rate_hz = 5000", "mass = abc", "torque_per_amp = 1\nkd_gain = 3"};
+    char *t = build(3, from, to);
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "bad.ini", &cfg, &rep), 3);
+    assert_int_equal(rep.n_lines, 3);
+    assert_string_equal(rep.lines[0], "bad.ini:3: [arm] rate_hz: 5000 is out of range: must be "
+                                      "60 to 4000 Hz");
+    assert_string_equal(rep.lines[1], "bad.ini:14: [joint j1] mass: expected a number, got 'abc'");
+    assert_string_equal(
+        rep.lines[2], "bad.ini:26: [joint j1] kd_gain: unknown key 'kd_gain'; did you mean 'kd'?");
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    assert_non_null(f);
+    cfg_report_print(&rep, f);
+    fclose(f);
+    const char *last = strstr(out, "bad.ini: 3 errors, 0 warnings\n");
+    assert_non_null(last);
+    assert_string_equal(last, "bad.ini: 3 errors, 0 warnings\n"); /* the final line */
+    free(out);
+    free(t);
+    cfg_report_free(&rep);
+}
+
+/* Writes text to dir/name. */
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_dropin_overrides_and_is_named(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/armd-test-config-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *t = build(0, NULL, NULL), path[600], sub[600];
+    write_file(dir, "arm.ini", t);
+    free(t);
+    snprintf(path, sizeof(path), "%s/arm.ini", dir);
+    snprintf(sub, sizeof(sub), "%s/arm.d", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    write_file(sub, "10-gains.ini", "[joint j1]\nkp = 250\nkd = 30\n");
+    write_file(sub, "30-more.ini", "[joint j1]\n; later file wins\nkp = 300\n");
+    write_file(sub, "notes.txt", "[joint j1]\nkp = 1\n"); /* not *.ini: ignored */
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load(path, &cfg, &rep), 0);
+    assert_true(cfg.joint[0].kp == 300); /* lexical order: 30-more after 10-gains */
+    assert_true(cfg.joint[0].kd == 30);
+    cfg_report_free(&rep);
+    /* errors in a drop-in name the drop-in and its line */
+    write_file(sub, "20-bad.ini", "[joint j1]\nkd = x\n[joint j9]\nkp = 1\n");
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load(path, &cfg, &rep), 2);
+    char expect[1600];
+    snprintf(expect, sizeof(expect), "%s/20-bad.ini:2: [joint j1] kd: expected a number, got 'x'",
+             sub);
+    assert_string_equal(rep.lines[0], expect);
+    snprintf(expect, sizeof(expect),
+             "%s/20-bad.ini:3: [joint j9]: no joint 'j9' in %s; a drop-in can only change joints "
+             "defined there",
+             sub, path);
+    assert_string_equal(rep.lines[1], expect);
+    cfg_report_free(&rep);
+    const char *names[] = {"10-gains.ini", "20-bad.ini", "30-more.ini", "notes.txt"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(expect, sizeof(expect), "%s/%s", sub, names[i]);
+        unlink(expect);
+    }
+    rmdir(sub);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Loads base with one replacement into c (must be valid). */
+static void load_variant(armd_config *c, int n, const char *const *from, const char *const *to)
+{
+    char *t = build(n, from, to);
+    cfg_report rep;
+    cfg_report_init(&rep);
+    int errors = cfg_load_string(t, "t.ini", c, &rep);
+    if (errors) cfg_report_print(&rep, stderr);
+    assert_int_equal(errors, 0);
+    cfg_report_free(&rep);
+    free(t);
+}
+
+static void test_compare_live_and_restart(void **state)
+{
+    (void)state;
+    char live[512], restart[512];
+    load_variant(&cfg, 0, NULL, NULL);
+    load_variant(&cfg2, 0, NULL, NULL);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
+    assert_string_equal(live, "");
+    assert_string_equal(restart, "");
+    /* gains and limits: live */
+    const char *f1[] = {"kp = 100", "upper = 1"}, *t1[] = {"kp = 150", "upper = 1.5"};
+    load_variant(&cfg2, 2, f1, t1);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
+    assert_string_equal(live, "[joint j1] upper, [joint j1] kp");
+    assert_string_equal(restart, "");
+    /* masses and the port: restart */
+    const char *f2[] = {"mass = 1", "port = /dev/null", "kd = 20"};
+    const char *t2[] = {"mass = 2", "port = /dev/ttyUSB1", "kd = 25"};
+    load_variant(&cfg2, 3, f2, t2);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 1);
+    assert_string_equal(restart, "[driver] port, [joint j1] mass");
+    assert_string_equal(live, "[joint j1] kd");
+    /* an added joint: restart */
+    const char *f3[] = {"torque_per_amp = 1"};
+    const char *t3[] = {"torque_per_amp = 1\n[joint j2]\ntype = revolute\ndh = standard\na = 0\n"
+                        "alpha = 0\nd = 0\ntheta = 0\nmass = 1\ninertia = 0.01 0 0 0.01 0 0.01\n"
+                        "lower = -1\nupper = 1\nvelocity = 1\nacceleration = 1\ntorque = 1\n"
+                        "kp = 1\nkd = 2\nid = 2\ntorque_per_amp = 1"};
+    load_variant(&cfg2, 1, f3, t3);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 1);
+    assert_string_equal(restart, "[joint j2] (added)");
+    /* a small buffer is cut, never overrun */
+    char tiny[8];
+    assert_int_equal(cfg_compare(&cfg, &cfg2, tiny, sizeof(tiny), restart, sizeof(restart)), 1);
+    assert_true(strlen(tiny) < sizeof(tiny));
+}
+
+static void test_controller_names(void **state)
+{
+    (void)state;
+    cfg_controller c;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(cfg_controller_parse(cfg_controller_name((cfg_controller)i), &c), 0);
+        assert_int_equal(c, i);
+    }
+    assert_int_equal(cfg_controller_parse("pd", &c), -1);
+    assert_string_equal(cfg_controller_name(CTRL_PD_GRAVITY), "pd_gravity");
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_true(cfg_load("/nonexistent/armd.ini", &cfg, &rep) > 0);
+    assert_string_equal(rep.lines[0],
+                        "/nonexistent/armd.ini: cannot open: No such file or directory");
+    cfg_report_free(&rep);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) root = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_planar2_loads),
+        cmocka_unit_test(test_puma560_loads),
+        cmocka_unit_test(test_viperx300_loads),
+        cmocka_unit_test(test_base_is_valid),
+        cmocka_unit_test(test_each_error_message),
+        cmocka_unit_test(test_several_errors_all_reported),
+        cmocka_unit_test(test_dropin_overrides_and_is_named),
+        cmocka_unit_test(test_compare_live_and_restart),
+        cmocka_unit_test(test_controller_names),
+        cmocka_unit_test(test_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+/* armbench — nanoseconds per call of the dynamics core on the PUMA 560 and on random chains of
+ * n = 2..64 joints (median of several repetitions), plus the growth ratio time(64)/time(8). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dynamics/dynamics.h"
+#include "tests/dynamics/arm_gen.h"
+#include "tests/dynamics/puma560_desc.h"
+
+enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, NF };
+static const char *fname[NF] = {"inverse dynamics", "gravity only", "mass matrix (CRBA)",
+                                "forward dyn. Cholesky", "forward dyn. O(n)"};
+
+static volatile double sink;
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over reps of (time of iters calls)/iters; q varies per call so no result is reused. */
+static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
+{
+    int n = dyn_model_dof(m);
+    static double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF],
+        out[DYN_MAX_DOF * DYN_MAX_DOF];
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < n; i++) q[k][i] = rng_uniform(-3, 3);
+    for (int i = 0; i < n; i++) {
+        qd[i] = rng_uniform(-1, 1);
+        qdd[i] = rng_uniform(-1, 1);
+        tau[i] = rng_uniform(-1, 1);
+    }
+    double t[64];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ns();
+        for (int it = 0; it < iters; it++) {
+            const double *qq = q[it & 7];
+            switch (f) {
+            case F_RNEA:
+                dyn_rnea(m, d, qq, qd, qdd, NULL, DYN_ALL, out);
+                break;
+            case F_GRAV:
+                dyn_gravity(m, d, qq, out);
+                break;
+            case F_MASS:
+                dyn_mass_matrix(m, d, qq, DYN_ALL, out);
+                break;
+            case F_CHOL:
+                dyn_forward_chol(m, d, qq, qd, tau, NULL, DYN_ALL, out);
+                break;
+            default:
+                dyn_forward_aba(m, d, qq, qd, tau, NULL, DYN_ALL, out);
+                break;
+            }
+            sink += out[0];
+        }
+        t[r] = (now_ns() - t0) / iters;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp);
+    return t[reps / 2];
+}
+
+/* "--calls F N": N calls of function F (0..4, the table's rows) on the PUMA 560 and no timing,
+ * for instruction counting (valgrind --tool=callgrind; per call = inclusive cost / N). */
+static int run_calls(int f, int calls)
+{
+    dyn_model_desc desc;
+    puma560_desc(&desc);
+    dyn_model *m = dyn_model_create(&desc, NULL, NULL);
+    dyn_data *d = m ? dyn_data_create(m) : NULL;
+    if (!d) {
+        fprintf(stderr, "armbench: could not build the PUMA 560\n");
+        return 1;
+    }
+    rng_seed(2024);
+    static double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], tau[DYN_MAX_DOF],
+        out[DYN_MAX_DOF * DYN_MAX_DOF];
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < 6; i++) q[k][i] = rng_uniform(-3, 3);
+    for (int i = 0; i < 6; i++) {
+        qd[i] = rng_uniform(-1, 1);
+        tau[i] = rng_uniform(-1, 1);
+    }
+    for (int it = 0; it < calls; it++) {
+        const double *qq = q[it & 7];
+        switch (f) {
+        case F_RNEA:
+            dyn_rnea(m, d, qq, qd, tau, NULL, DYN_ALL, out);
+            break;
+        case F_GRAV:
+            dyn_gravity(m, d, qq, out);
+            break;
+        case F_MASS:
+            dyn_mass_matrix(m, d, qq, DYN_ALL, out);
+            break;
+        case F_CHOL:
+            dyn_forward_chol(m, d, qq, qd, tau, NULL, DYN_ALL, out);
+            break;
+        default:
+            dyn_forward_aba(m, d, qq, qd, tau, NULL, DYN_ALL, out);
+            break;
+        }
+        sink += out[0];
+    }
+    dyn_data_free(d);
+    dyn_model_free(m);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--calls") == 0) {
+        int f = atoi(argv[2]), calls = atoi(argv[3]);
+        if (f < 0 || f >= NF || calls < 1) {
+            fprintf(stderr, "armbench: --calls F N needs F in 0..%d and N >= 1\n", NF - 1);
+            return 2;
+        }
+        return run_calls(f, calls);
+    }
+    int reps = 15;
+    double budget = 2e5; /* ns of work per repetition */
+    if (argc > 1 && strcmp(argv[1], "--quick") == 0) reps = 5, budget = 5e4;
+    if (argc > 1 && strcmp(argv[1], "--quick") != 0) {
+        fprintf(stderr, "usage: armbench [--quick | --calls F N]\n");
+        return 2;
+    }
+    static const int sizes[] = {2, 4, 8, 16, 32, 64};
+    enum { NS = sizeof sizes / sizeof sizes[0] };
+    double res[NS + 1][NF];
+    dyn_model_desc desc;
+    rng_seed(2024);
+    for (int s = 0; s <= NS; s++) {
+        if (s == 0)
+            puma560_desc(&desc);
+        else
+            arm_random(&desc, sizes[s - 1], DYN_DH_STANDARD, 0.25, 1);
+        dyn_model *m = dyn_model_create(&desc, NULL, NULL);
+        dyn_data *d = m ? dyn_data_create(m) : NULL;
+        if (!d) {
+            fprintf(stderr, "armbench: could not build model %d\n", s);
+            return 1;
+        }
+        for (int f = 0; f < NF; f++) {
+            double est = bench(f, m, d, 1, 100);
+            int iters = (int)(budget / (est > 1 ? est : 1)) + 1;
+            res[s][f] = bench(f, m, d, reps, iters);
+        }
+        dyn_data_free(d);
+        dyn_model_free(m);
+    }
+    printf("armbench: ns per call, median of %d repetitions (all effects: gravity, armature, "
+           "friction)\n\n",
+           reps);
+    printf("%-24s %9s", "function", "PUMA560");
+    for (int s = 0; s < NS; s++) printf("   n=%-5d", sizes[s]);
+    printf(" %10s\n", "t64/t8");
+    for (int f = 0; f < NF; f++) {
+        printf("%-24s %9.0f", fname[f], res[0][f]);
+        for (int s = 1; s <= NS; s++) printf(" %9.0f", res[s][f]);
+        printf(" %10.1f\n", res[NS][f] / res[3][f]);
+    }
+    printf("\n(t64/t8 = 8 for linear cost, 64 for quadratic, 512 for cubic)\n");
+    return 0;
+}
