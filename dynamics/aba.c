@@ -208,7 +208,7 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
     }
     /* pass 3: outward accelerations, base accelerating at -g for gravity */
     double gs = (flags & DYN_GRAVITY) ? -1.0 : 0.0;
-    double ap[6] = {0, 0, 0, gs * m->gravity[0], gs * m->gravity[1], gs * m->gravity[2]};
+    double ap[6] = {0, 0, 0, gs * m->gravity_b[0], gs * m->gravity_b[1], gs * m->gravity_b[2]};
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
         const double *R = d->R[i], *p = d->p[i], *c = d->c[i], *U = d->U[i];

@@ -1,11 +1,20 @@
 /*
  * dyn_internal.h — the internal form every description is converted to (private to dynamics/).
  *
- * Per joint i (0-based) the model stores the constant pose (R0, p0) of joint i's pre-motion
- * frame in the parent's MOVING frame (the base for i = 0). The joint then moves about (revolute)
- * or along (prismatic) the local z axis by q + qoff, giving joint i's moving frame "M_i". All
- * inertial parameters are re-expressed in M_i at load time. The frame the description calls
- * "link frame i" is M_i * link (a constant pose), used only by dyn_fk.
+ * Per joint i (0-based) the pose of joint i's moving frame M_i in the parent's moving frame
+ * M_{i-1} (the internal base B for i = 0) is
+ *     R_i = Rx(alpha_i) Rz(theta_i),   p_i = p0_i + disp_i * Rx(alpha_i) e_z,
+ *     theta_i = sr*q + toff,   disp_i = pr*q + doff,
+ * i.e. a constant twist about x (stored as cos/sin), then the joint's rotation about / translation
+ * along the local z axis. Every description is brought to this form at load time (model.c): any
+ * constant rotation is split as Rz(phi) Rx(alpha) Rz(psi) (z-x-z Euler angles); Rz(psi) joins
+ * theta (it commutes with the joint motion), Rz(phi) is absorbed by re-defining the parent's
+ * moving frame as M_{i-1} Rz(phi) (again commuting with the parent's motion), and the first
+ * joint's phi becomes the constant rotation `base` of B in the true base frame. Applying R_i or
+ * R_i^T to a vector then costs 8 multiplications instead of 9 plus forming R (seed 000 §5's
+ * structure: joint axis along local z, constant parts precomputed). All inertial parameters are
+ * re-expressed in M_i. The frame the description calls "link frame i" is M_i * link (a constant
+ * pose), used only by dyn_fk.
  *
  * Rotations are 3x3 row-major; a rotation R of frame B in frame A maps B-coordinates to
  * A-coordinates (v_A = R v_B). Symmetric 3x3 matrices are stored as xx xy xz yy yz zz.
@@ -35,9 +44,10 @@ typedef struct {
 /* One joint of the internal form. sr/pr are 1/0 masks (revolute/prismatic) so the recursions
  * need no branches. */
 typedef struct {
-    double R0[9]; /* pre-motion rotation in parent moving frame */
-    double p0[3]; /* pre-motion origin in parent moving frame [m] */
-    double qoff;  /* constant added to q [rad or m] */
+    double ca, sa; /* cos, sin of the constant twist alpha about x */
+    double p0[3];  /* pre-motion origin in the parent moving frame [m] */
+    double toff;   /* theta = sr*q + toff [rad] */
+    double doff;   /* disp = pr*q + doff [m] */
     double sr, pr;
     dyn_body body; /* link inertia in M_i (for the last joint: link + payload) */
     double armature, viscous, coulomb_pos, coulomb_neg;
@@ -50,7 +60,9 @@ struct dyn_model {
     dyn_frame link[DYN_MAX_DOF]; /* described link frame i in M_i */
     dyn_frame tool;              /* tool frame in M_{n-1} */
     dyn_body last_link;          /* last link alone, in M_{n-1} (payload added on top) */
-    double gravity[3];
+    dyn_frame base;              /* internal base B in the base frame (a rotation about z) */
+    double gravity[3];           /* in the base frame */
+    double gravity_b[3];         /* the same in B (what the recursions use) */
     double friction_smoothing;
 };
 
@@ -62,8 +74,9 @@ typedef struct {
 struct dyn_data {
     int n;
     /* per-joint state of the last recursion, all in M_i */
-    double R[DYN_MAX_DOF][9]; /* rotation of M_i in M_{i-1} */
-    double p[DYN_MAX_DOF][3]; /* origin of M_i in M_{i-1} */
+    double R[DYN_MAX_DOF][9];  /* rotation of M_i in M_{i-1} */
+    double p[DYN_MAX_DOF][3];  /* origin of M_i in M_{i-1} */
+    double cs[DYN_MAX_DOF][2]; /* cos, sin of theta_i */
     double w[DYN_MAX_DOF][3], dw[DYN_MAX_DOF][3], a[DYN_MAX_DOF][3];
     double f[DYN_MAX_DOF][3], nm[DYN_MAX_DOF][3];
     /* articulated-body workspace */
@@ -163,40 +176,68 @@ static inline __attribute__((always_inline)) void dyn_sincos(double x, double *s
     memcpy(c, &co, sizeof co);
 }
 
-/* Joint transform: R = R0 Rz(angle), p = p0 + disp * R0 e_z, with angle = sr*(q+qoff) and
- * disp = pr*(q+qoff). Writes R (row-major) and p. The constants are read into locals first
- * so the stores cannot alias them. */
+/* cos, sin of theta and the origin p of M_i in M_{i-1} (see the top of this file). */
+static inline __attribute__((always_inline)) void
+dyn_joint_cs_p(const dyn_joint *restrict jt, double q, double *restrict cs, double *restrict p)
+{
+    dyn_sincos(jt->sr * q + jt->toff, &cs[1], &cs[0]);
+    const double dz = jt->pr * q + jt->doff;
+    p[0] = jt->p0[0];
+    p[1] = jt->p0[1] - dz * jt->sa;
+    p[2] = jt->p0[2] + dz * jt->ca;
+}
+
+/* Full joint rotation R = Rx(alpha) Rz(theta) (row-major) and origin p of M_i in M_{i-1}, for
+ * the code that composes frames (poses, mass matrix). */
 static inline __attribute__((always_inline)) void
 dyn_joint_transform(const dyn_joint *restrict jt, double q, double *restrict R, double *restrict p)
 {
-    const double x = q + jt->qoff;
-    double s, c;
-    dyn_sincos(jt->sr * x, &s, &c);
-    const double dz = jt->pr * x;
-    const double a0 = jt->R0[0], a1 = jt->R0[1], a2 = jt->R0[2];
-    const double b0 = jt->R0[3], b1 = jt->R0[4], b2 = jt->R0[5];
-    const double c0 = jt->R0[6], c1 = jt->R0[7], c2 = jt->R0[8];
-    const double p0 = jt->p0[0], p1 = jt->p0[1], p2 = jt->p0[2];
-    R[0] = a0 * c + a1 * s;
-    R[1] = a1 * c - a0 * s;
-    R[2] = a2;
-    R[3] = b0 * c + b1 * s;
-    R[4] = b1 * c - b0 * s;
-    R[5] = b2;
-    R[6] = c0 * c + c1 * s;
-    R[7] = c1 * c - c0 * s;
-    R[8] = c2;
-    p[0] = p0 + dz * a2;
-    p[1] = p1 + dz * b2;
-    p[2] = p2 + dz * c2;
+    double cs[2];
+    dyn_joint_cs_p(jt, q, cs, p);
+    const double c = cs[0], s = cs[1], ca = jt->ca, sa = jt->sa;
+    R[0] = c;
+    R[1] = -s;
+    R[2] = 0.0;
+    R[3] = ca * s;
+    R[4] = ca * c;
+    R[5] = -sa;
+    R[6] = sa * s;
+    R[7] = sa * c;
+    R[8] = ca;
 }
 
-/* All joint transforms (R_i, p_i of M_i in M_{i-1}) into d->R, d->p, in one pass before the
+/* out = R^T v with R = Rx(alpha) Rz(theta): parent-frame vector into M_i (8 mult, 4 add). */
+static inline __attribute__((always_inline)) void
+dyn_to_child(double c, double s, double ca, double sa, const double v[3], double out[3])
+{
+    const double u1 = ca * v[1] + sa * v[2];
+    const double u2 = ca * v[2] - sa * v[1];
+    const double x = c * v[0] + s * u1;
+    const double y = c * u1 - s * v[0];
+    out[0] = x;
+    out[1] = y;
+    out[2] = u2;
+}
+
+/* out = R v with R = Rx(alpha) Rz(theta): M_i vector into the parent frame (8 mult, 4 add). */
+static inline __attribute__((always_inline)) void
+dyn_to_parent(double c, double s, double ca, double sa, const double v[3], double out[3])
+{
+    const double x = c * v[0] - s * v[1];
+    const double u1 = s * v[0] + c * v[1];
+    const double y = ca * u1 - sa * v[2];
+    const double z = sa * u1 + ca * v[2];
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
+}
+
+/* cos/sin of every theta_i and every origin p_i into d->cs, d->p, in one pass before the
  * recursions so the trigonometry of all joints runs independently of the recursion chain. */
 static inline void dyn_transforms(const dyn_model *restrict m, dyn_data *restrict d,
                                   const double *restrict q)
 {
-    for (int i = 0; i < m->n; i++) dyn_joint_transform(&m->j[i], q[i], d->R[i], d->p[i]);
+    for (int i = 0; i < m->n; i++) dyn_joint_cs_p(&m->j[i], q[i], d->cs[i], d->p[i]);
 }
 
 /* Internal entry points shared between files. */

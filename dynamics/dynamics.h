@@ -67,11 +67,11 @@ typedef struct {
 typedef struct {
     int n; /* number of joints, 1..DYN_MAX_DOF */
     dyn_joint_desc joint[DYN_MAX_DOF];
-    double gravity[3];          /* base frame [m/s^2] */
-    double tool_xyz[3];         /* tool frame origin in the last link frame [m] */
-    double tool_rpy[3];         /* tool frame orientation (fixed-axis roll-pitch-yaw) [rad] */
-    dyn_payload payload;        /* initial payload (mass 0 = none) */
-    double friction_smoothing;  /* [rad/s or m/s], 0 = hard Coulomb step */
+    double gravity[3];         /* base frame [m/s^2] */
+    double tool_xyz[3];        /* tool frame origin in the last link frame [m] */
+    double tool_rpy[3];        /* tool frame orientation (fixed-axis roll-pitch-yaw) [rad] */
+    dyn_payload payload;       /* initial payload (mass 0 = none) */
+    double friction_smoothing; /* [rad/s or m/s], 0 = hard Coulomb step */
 } dyn_model_desc;
 
 typedef struct dyn_model dyn_model; /* const after creation, except dyn_set_payload() */
@@ -101,26 +101,21 @@ dyn_data *dyn_data_create(const dyn_model *m);
 void dyn_data_free(dyn_data *d);
 
 /* Which effects the recursions include. */
-enum {
-    DYN_GRAVITY = 1u,
-    DYN_ARMATURE = 2u,
-    DYN_FRICTION = 4u,
-    DYN_ALL = 7u
-};
+enum { DYN_GRAVITY = 1u, DYN_ARMATURE = 2u, DYN_FRICTION = 4u, DYN_ALL = 7u };
 
 /* Inverse dynamics (recursive Newton-Euler): tau = H(q) qdd + C(q,qd) qd + G(q) [+ armature
  * qdd] [+ friction(qd)] - J(q)^T w. wrench may be NULL (no external wrench). */
-void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
-              const double *qdd, const double *wrench, unsigned flags, double *tau);
+void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd, const double *qdd,
+              const double *wrench, unsigned flags, double *tau);
 
 /* The separate terms, each from the same recursion without forming matrices. */
-void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau);     /* G(q) */
+void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau); /* G(q) */
 void dyn_coriolis(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
-                  double *tau);                                                    /* C qd */
+                  double *tau); /* C qd */
 void dyn_inertia_torque(const dyn_model *m, dyn_data *d, const double *q, const double *qdd,
                         unsigned flags, double *tau); /* H(q) qdd (+ armature if flag) */
 void dyn_wrench_torque(const dyn_model *m, dyn_data *d, const double *q, const double *wrench,
-                       double *tau);                   /* J^T w */
+                       double *tau); /* J^T w */
 void dyn_friction(const dyn_model *m, const double *qd, double *tau);
 
 /* Joint-space inertia matrix H (n*n, row-major), composite rigid bodies; armature on the

@@ -3,10 +3,11 @@
 
 #include "dynamics/dyn_internal.h"
 
-/* Pose of every moving joint frame M_i in the base: M_i = M_{i-1} (R0 p0) Jz(q). */
+/* Pose of every moving joint frame M_i in the base: M_i = M_{i-1} (Rx(alpha) Rz(theta), p),
+ * starting from the internal base B. */
 void dyn_poses(const dyn_model *m, dyn_data *d, const double *q)
 {
-    dyn_frame prev = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+    dyn_frame prev = m->base;
     for (int i = 0; i < m->n; i++) {
         dyn_frame rel;
         dyn_joint_transform(&m->j[i], q[i], rel.R, rel.p);

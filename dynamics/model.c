@@ -118,24 +118,55 @@ static void apply_payload(dyn_model *m, const dyn_payload *pl)
     dyn_body_add(&last->body, &pm);
 }
 
-/* Builds the internal form: per joint, R0/p0 = (parent's link-in-M) * pre, inertials moved
- * from the described link frame into M_i, the tool frame moved into M_{n-1}. */
+/* Splits a rotation as R = Rz(phi) Rx(alpha) Rz(psi) (z-x-z Euler angles). phi comes from the
+ * third column (the joint axis), choosing the sign of sin(alpha) that gives the smaller |phi|
+ * (so a DH twist Rx(alpha) gives phi = psi = 0 exactly); psi is read from the remainder
+ * Rx(-alpha) Rz(-phi) R, which stays well conditioned near alpha = 0. */
+static void split_zxz(const double R[9], double *phi, double *ca, double *sa, double *psi)
+{
+    double zx = R[2], zy = R[5], zz = R[8];
+    double p1 = atan2(zx, -zy), p2 = atan2(-zx, zy);
+    *phi = fabs(p2) < fabs(p1) ? p2 : p1;
+    double cp = cos(*phi), sp = sin(*phi);
+    double y = -sp * zx + cp * zy; /* = -sin(alpha) */
+    double h = hypot(y, zz);
+    *ca = zz / h;
+    *sa = -y / h;
+    dyn_frame rz, rx, t;
+    frame_rz(-*phi, &rz);
+    frame_identity(&rx);
+    rx.R[4] = rx.R[8] = *ca;
+    rx.R[5] = *sa;
+    rx.R[7] = -*sa;
+    dyn_frame r = {{R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]}, {0, 0, 0}};
+    dyn_frame_compose(&rz, &r, &t);
+    dyn_frame_compose(&rx, &t, &t);
+    *psi = atan2(t.R[3], t.R[0]);
+}
+
+/* Builds the internal form (dyn_internal.h): per joint the constant pre-motion pose (R0, p0) =
+ * (parent's link-in-M) * pre, inertials moved from the described link frame into M_i, the tool
+ * frame moved into M_{n-1}; then every R0 = Rz(phi) Rx(alpha) Rz(psi) is reduced to Rx(alpha)
+ * by turning each moving frame about its own z axis by beta_i = phi_{i+1} (and the internal
+ * base by phi_0), psi + beta_i joining the joint angle offset. */
 dyn_model *dyn_model_create(const dyn_model_desc *desc, dyn_issue_fn issue, void *ctx)
 {
     if (!desc || dyn_desc_validate(desc, issue, ctx) > 0) return NULL;
     dyn_model *m = calloc(1, sizeof *m);
     if (!m) return NULL;
-    m->n = desc->n;
+    const int n = desc->n;
+    m->n = n;
     dyn_frame parent_link;
     frame_identity(&parent_link);
-    for (int i = 0; i < m->n; i++) {
+    double phi[DYN_MAX_DOF + 1], psi[DYN_MAX_DOF], qoff[DYN_MAX_DOF];
+    dyn_frame r0[DYN_MAX_DOF];
+    for (int i = 0; i < n; i++) {
         const dyn_joint_desc *jd = &desc->joint[i];
         dyn_joint *jt = &m->j[i];
-        dyn_frame pre, r0;
-        convert_joint(jd, &pre, &jt->qoff, &m->link[i]);
-        dyn_frame_compose(&parent_link, &pre, &r0);
-        memcpy(jt->R0, r0.R, sizeof jt->R0);
-        memcpy(jt->p0, r0.p, sizeof jt->p0);
+        dyn_frame pre;
+        convert_joint(jd, &pre, &qoff[i], &m->link[i]);
+        dyn_frame_compose(&parent_link, &pre, &r0[i]);
+        split_zxz(r0[i].R, &phi[i], &jt->ca, &jt->sa, &psi[i]);
         m->type[i] = jd->type;
         jt->sr = jd->type == DYN_PRISMATIC ? 0.0 : 1.0;
         jt->pr = 1.0 - jt->sr;
@@ -148,14 +179,29 @@ dyn_model *dyn_model_create(const dyn_model_desc *desc, dyn_issue_fn issue, void
         jt->coulomb_neg = jd->coulomb_neg;
         parent_link = m->link[i];
     }
+    phi[n] = 0.0;
+    frame_rz(phi[0], &m->base);
+    for (int i = 0; i < n; i++) {
+        dyn_joint *jt = &m->j[i];
+        const double beta = phi[i + 1];
+        dyn_frame back, turn; /* back: parent's M into M'; turn: this joint's M in M' */
+        frame_rz(-phi[i], &back);
+        dyn_rot(back.R, r0[i].p, jt->p0);
+        jt->toff = jt->sr * qoff[i] + psi[i] + beta;
+        jt->doff = jt->pr * qoff[i];
+        frame_rz(-beta, &turn);
+        dyn_body b = jt->body;
+        dyn_body_transform(&turn, &b, &jt->body);
+        dyn_frame_compose(&turn, &m->link[i], &m->link[i]);
+    }
     dyn_frame tool;
     frame_identity(&tool);
     dyn_rpy_to_R(desc->tool_rpy, tool.R);
     memcpy(tool.p, desc->tool_xyz, sizeof tool.p);
-    dyn_frame_compose(&m->link[m->n - 1], &tool, &m->tool);
-    m->last_link = m->j[m->n - 1].body;
+    dyn_frame_compose(&m->link[n - 1], &tool, &m->tool);
+    m->last_link = m->j[n - 1].body;
     apply_payload(m, &desc->payload);
-    memcpy(m->gravity, desc->gravity, sizeof m->gravity);
+    dyn_set_gravity(m, desc->gravity);
     m->friction_smoothing = desc->friction_smoothing;
     return m;
 }
@@ -182,9 +228,11 @@ void dyn_set_payload(dyn_model *m, const dyn_payload *p)
     apply_payload(m, p ? p : &none);
 }
 
+/* Gravity in the base frame, and in the internal base B for the recursions. */
 void dyn_set_gravity(dyn_model *m, const double g[3])
 {
     memcpy(m->gravity, g, sizeof m->gravity);
+    dyn_rot_t(m->base.R, g, m->gravity_b);
 }
 
 dyn_data *dyn_data_create(const dyn_model *m)

@@ -43,38 +43,40 @@ static void wrench_as_child(const dyn_model *m, const double *wrench, double F[3
 /* Outward iteration (seed 000 eqs 3.15-3.18 / seed 003 A-F, with the consolidated operator
  * eq 5.1) then inward iteration (eqs 3.19-3.20), all vectors in the moving joint frames M_i.
  * Link moments are taken about the joint-frame origin using the body's inertia about that
- * origin: f = m a + A h, n = I dw + w x I w + h x a. Base acceleration -g models gravity. */
-void dyn_rnea_core(const dyn_model *m, dyn_data *d, const double *restrict q,
+ * origin: f = m a + A h, n = I dw + w x I w + h x a (no COM acceleration step). The base
+ * accelerates at -g to model gravity. Rotations use R = Rx(alpha) Rz(theta) factored
+ * (dyn_to_child / dyn_to_parent), never a formed matrix. */
+void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const double *restrict q,
                    const double *restrict qd, const double *restrict qdd, int grav,
                    const double *wrench, double *restrict tau)
 {
     const int n = m->n;
-    double gs = grav ? -1.0 : 0.0;
+    const double gs = grav ? -1.0 : 0.0;
     double wp[3] = {0, 0, 0}, dwp[3] = {0, 0, 0};
-    double ap[3] = {gs * m->gravity[0], gs * m->gravity[1], gs * m->gravity[2]};
+    double ap[3] = {gs * m->gravity_b[0], gs * m->gravity_b[1], gs * m->gravity_b[2]};
     double Ap[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     dyn_transforms(m, d, q);
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
-        const double *R = d->R[i], *p = d->p[i];
+        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
+        const double *p = d->p[i];
         double t[3];
         dyn_rot(Ap, p, t);
         t[0] += ap[0];
         t[1] += ap[1];
         t[2] += ap[2];
         double wl[3], dwl[3], al[3];
-        dyn_rot_t(R, wp, wl);
-        dyn_rot_t(R, dwp, dwl);
-        dyn_rot_t(R, t, al);
-        double sq = jt->sr * qd[i], pq2 = 2.0 * jt->pr * qd[i];
-        double w[3] = {wl[0], wl[1], wl[2] + sq};
-        double dw[3] = {dwl[0] + sq * wl[1], dwl[1] - sq * wl[0], dwl[2] + jt->sr * qdd[i]};
-        double a[3] = {al[0] + pq2 * w[1], al[1] - pq2 * w[0], al[2] + jt->pr * qdd[i]};
-        double A[9];
-        consolidated(w, dw, A);
+        dyn_to_child(c, s, ca, sa, wp, wl);
+        dyn_to_child(c, s, ca, sa, dwp, dwl);
+        dyn_to_child(c, s, ca, sa, t, al);
+        const double sq = jt->sr * qd[i], pq2 = 2.0 * jt->pr * qd[i];
+        const double w[3] = {wl[0], wl[1], wl[2] + sq};
+        const double dw[3] = {dwl[0] + sq * wl[1], dwl[1] - sq * wl[0], dwl[2] + jt->sr * qdd[i]};
+        const double a[3] = {al[0] + pq2 * w[1], al[1] - pq2 * w[0], al[2] + jt->pr * qdd[i]};
+        consolidated(w, dw, Ap);
         const dyn_body *b = &jt->body;
         double Ah[3], Iw[3], Idw[3], wIw[3], ha[3];
-        dyn_rot(A, b->h, Ah);
+        dyn_rot(Ap, b->h, Ah);
         dyn_sym_mul(b->I, w, Iw);
         dyn_sym_mul(b->I, dw, Idw);
         dyn_cross(w, Iw, wIw);
@@ -86,18 +88,18 @@ void dyn_rnea_core(const dyn_model *m, dyn_data *d, const double *restrict q,
             dwp[k] = dw[k];
             ap[k] = a[k];
         }
-        memcpy(Ap, A, sizeof A);
     }
     double Fc[3], Nc[3];
     wrench_as_child(m, wrench, Fc, Nc);
     for (int i = n - 1; i >= 0; i--) {
         const dyn_joint *jt = &m->j[i];
-        double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
-        double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
+        const double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
+        const double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
         tau[i] = jt->sr * N[2] + jt->pr * F[2];
+        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
         double pxF[3];
-        dyn_rot(d->R[i], F, Fc);
-        dyn_rot(d->R[i], N, Nc);
+        dyn_to_parent(c, s, ca, sa, F, Fc);
+        dyn_to_parent(c, s, ca, sa, N, Nc);
         dyn_cross(d->p[i], Fc, pxF);
         Nc[0] += pxF[0];
         Nc[1] += pxF[1];
@@ -145,13 +147,12 @@ void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd
 void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau)
 {
     const int n = m->n;
-    double ap[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};
+    double ap[3] = {-m->gravity_b[0], -m->gravity_b[1], -m->gravity_b[2]};
     dyn_transforms(m, d, q);
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
-        const double *R = d->R[i];
         double a[3];
-        dyn_rot_t(R, ap, a);
+        dyn_to_child(d->cs[i][0], d->cs[i][1], jt->ca, jt->sa, ap, a);
         const dyn_body *b = &jt->body;
         dyn_cross(b->h, a, d->nm[i]);
         for (int k = 0; k < 3; k++) {
@@ -162,12 +163,13 @@ void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau)
     double Fc[3] = {0, 0, 0}, Nc[3] = {0, 0, 0};
     for (int i = n - 1; i >= 0; i--) {
         const dyn_joint *jt = &m->j[i];
-        double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
-        double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
+        const double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
+        const double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
         tau[i] = jt->sr * N[2] + jt->pr * F[2];
+        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
         double pxF[3];
-        dyn_rot(d->R[i], F, Fc);
-        dyn_rot(d->R[i], N, Nc);
+        dyn_to_parent(c, s, ca, sa, F, Fc);
+        dyn_to_parent(c, s, ca, sa, N, Nc);
         dyn_cross(d->p[i], Fc, pxF);
         Nc[0] += pxF[0];
         Nc[1] += pxF[1];

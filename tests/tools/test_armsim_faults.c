@@ -1,0 +1,235 @@
+/*
+ * test_armsim_faults.c — every armsim fault-injection mode produces the matching driver fault:
+ * --drop and --silent-after -> DRV_ETIMEOUT, --corrupt-crc -> DRV_ECRC, --wrong-id -> DRV_EID,
+ * --alert-after -> DRV_EALERT (with the servo ID for dxl2), --delay-us beyond the reply timeout
+ * -> no answer at all; the bus watchdog makes the simulated motors go limp (truth torque 0).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/drivers.h"
+#include "tests/tools/sim_harness.h"
+
+#define N_READS 1000
+
+typedef struct {
+    int n_fail[DRV_ECONFIG + 1];
+    drv_status first;
+    int first_id;
+    drv_counters counters;
+} fault_tally;
+
+/* Starts armsim with the extra options, probes (retrying: the faults may hit the probe too) and
+ * reads up to N_READS times (stopping after stop_after faults); tallies the fault statuses. */
+static void run_reads(int proto, const char *const *extra, int stop_after, fault_tally *out)
+{
+    const char *ini = getenv("ARMSIM_TEST_INI");
+    assert_non_null(ini);
+    const char *args[16];
+    int a = 0;
+    args[a++] = "--protocol";
+    args[a++] = proto == DRIVER_ARMLINK ? "armlink" : "dxl2";
+    for (int i = 0; extra[i] && a < 15; i++) args[a++] = extra[i];
+    args[a] = NULL;
+    static sim_proc sim; /* static: sim_teardown reaches it after a failed assertion */
+    assert_int_equal(sim_start(&sim, ini, args), 0);
+    armd_config *cfg = sim_load_config(ini, sim.link, proto);
+    cfg->driver.retries = 0;
+    drv_fault f;
+    drv *d = drv_open(cfg, &f);
+    if (!d) fail_msg("drv_open: %s", f.message);
+    int tries = 0;
+    while (drv_probe(d, &f) != 0)
+        if (++tries == 50) fail_msg("drv_probe never succeeded: %s", f.message);
+    memset(out, 0, sizeof *out);
+    out->first = DRV_OK;
+    int faults = 0;
+    double t0 = sim_elapsed();
+    for (int i = 0; i < N_READS && faults < stop_after && sim_elapsed() - t0 < 5.0; i++) {
+        drv_state s;
+        if (drv_read(d, &s, &f) != 0) {
+            if (out->first == DRV_OK) {
+                out->first = f.status;
+                out->first_id = f.device_id;
+                print_message("first fault: %s (device %d): %s\n", drv_status_name(f.status),
+                              f.device_id, f.message);
+            }
+            out->n_fail[f.status]++;
+            faults++;
+        }
+        sim_sleep(0.003);
+    }
+    out->counters = *drv_counters_get(d);
+    drv_close(d);
+    assert_int_equal(sim_stop(&sim), 0);
+    sim_cleanup(&sim);
+    free(cfg);
+}
+
+/* Only `expected` faults occurred, at least min of them. */
+static void expect_only(const fault_tally *t, drv_status expected, int min)
+{
+    for (int s = DRV_ETIMEOUT; s <= DRV_ECONFIG; s++)
+        if (s != (int)expected && t->n_fail[s])
+            fail_msg("%d unexpected %s faults", t->n_fail[s], drv_status_name((drv_status)s));
+    if (t->n_fail[expected] < min)
+        fail_msg("%d %s faults, expected at least %d", t->n_fail[expected],
+                 drv_status_name(expected), min);
+    assert_int_equal(t->first, expected);
+}
+
+static void test_drop_gives_timeout(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--drop", "0.2", "--seed", "7", "--faults-after", "1", NULL};
+    fault_tally t;
+    run_reads(DRIVER_DXL2, extra, 20, &t);
+    expect_only(&t, DRV_ETIMEOUT, 5);
+    assert_true(t.counters.timeouts >= 5);
+}
+
+static void test_corrupt_crc_gives_crc(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--corrupt-crc", "0.2", "--seed", "3", "--faults-after", "1", NULL};
+    fault_tally t;
+    run_reads(DRIVER_DXL2, extra, 20, &t);
+    expect_only(&t, DRV_ECRC, 5);
+    assert_true(t.counters.crc_errors >= 5);
+}
+
+static void test_wrong_id_gives_id(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--wrong-id", "0.2", "--seed", "5", "--faults-after", "1", NULL};
+    fault_tally t;
+    run_reads(DRIVER_DXL2, extra, 20, &t);
+    expect_only(&t, DRV_EID, 5);
+}
+
+static void test_silent_gives_timeout(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--silent-after", "1.0", NULL};
+    fault_tally t;
+    run_reads(DRIVER_DXL2, extra, 5, &t);
+    expect_only(&t, DRV_ETIMEOUT, 5); /* and it stays silent */
+}
+
+static void test_alert_gives_alert_with_id(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--alert-after", "0.8", "--alert-id", "3", NULL};
+    fault_tally t;
+    run_reads(DRIVER_DXL2, extra, 3, &t);
+    expect_only(&t, DRV_EALERT, 3);
+    assert_int_equal(t.first_id, 3);
+}
+
+static void test_armlink_faults(void **state)
+{
+    (void)state;
+    fault_tally t;
+    const char *silent[] = {"--silent-after", "1.0", NULL};
+    run_reads(DRIVER_ARMLINK, silent, 5, &t);
+    expect_only(&t, DRV_ETIMEOUT, 5);
+    const char *alert[] = {"--alert-after", "0.8", NULL};
+    run_reads(DRIVER_ARMLINK, alert, 3, &t);
+    expect_only(&t, DRV_EALERT, 3);
+    const char *crc[] = {"--corrupt-crc", "0.2", "--seed", "11", "--faults-after", "1", NULL};
+    run_reads(DRIVER_ARMLINK, crc, 20, &t);
+    expect_only(&t, DRV_ECRC, 5);
+    const char *drop[] = {"--drop", "0.2", "--seed", "13", "--faults-after", "1", NULL};
+    run_reads(DRIVER_ARMLINK, drop, 20, &t);
+    expect_only(&t, DRV_ETIMEOUT, 5);
+}
+
+/* A reply delayed beyond timeout_us (20 ms in the test INI) never arrives in time: the probe
+ * finds no servo. */
+static void test_delay_beyond_timeout(void **state)
+{
+    (void)state;
+    const char *ini = getenv("ARMSIM_TEST_INI");
+    const char *extra[] = {"--delay-us", "60000", NULL};
+    static sim_proc sim; /* static: sim_teardown reaches it after a failed assertion */
+    assert_int_equal(sim_start(&sim, ini, extra), 0);
+    armd_config *cfg = sim_load_config(ini, sim.link, DRIVER_DXL2);
+    drv_fault f;
+    drv *d = drv_open(cfg, &f);
+    assert_non_null(d);
+    assert_int_not_equal(drv_probe(d, &f), 0);
+    print_message("probe with 60 ms reply delay: %s: %s\n", drv_status_name(f.status), f.message);
+    assert_true(f.status == DRV_EPROBE || f.status == DRV_ETIMEOUT);
+    assert_true(drv_counters_get(d)->timeouts >= 1);
+    drv_close(d);
+    sim_cleanup(&sim);
+    free(cfg);
+}
+
+/* Bus watchdog: torque on and written, then silence on the bus: the servos stop driving within
+ * the watchdog time (truth torque back to 0). */
+static void test_bus_watchdog_goes_limp(void **state)
+{
+    (void)state;
+    const char *ini = getenv("ARMSIM_TEST_INI");
+    const char *extra[] = {"--no-gravity", NULL};
+    static sim_proc sim; /* static: sim_teardown reaches it after a failed assertion */
+    assert_int_equal(sim_start(&sim, ini, extra), 0);
+    armd_config *cfg = sim_load_config(ini, sim.link, DRIVER_DXL2);
+    cfg->driver.bus_watchdog_ms = 100;
+    drv_fault f;
+    drv *d = drv_open(cfg, &f);
+    assert_non_null(d);
+    if (drv_probe(d, &f) != 0) fail_msg("probe: %s", f.message);
+    assert_int_equal(drv_enable(d, true, &f), 0);
+    double tau[2] = {0.2, -0.1};
+    drv_state s;
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(drv_read(d, &s, &f), 0);
+        assert_int_equal(drv_write(d, tau, &f), 0);
+        sim_sleep(0.005);
+    }
+    sim_sleep(0.5); /* nothing on the bus */
+    drv_close(d);
+    assert_int_equal(sim_stop(&sim), 0);
+    truth_table t;
+    assert_int_equal(truth_load(sim.truth, 2, &t), 0);
+    size_t first_on = t.rows, last_on = 0;
+    for (size_t i = 0; i < t.rows; i++)
+        if (fabs(truth_row(&t, i)[5] - 0.2) < 0.01) {
+            if (first_on == t.rows) first_on = i;
+            last_on = i;
+        }
+    assert_true(first_on < t.rows);
+    const double *end = truth_row(&t, t.rows - 1);
+    double on_s = truth_row(&t, last_on)[0] - truth_row(&t, first_on)[0];
+    print_message("watchdog: torque applied for %.3f s, limp at the end (tau %.3g %.3g)\n", on_s,
+                  end[5], end[6]);
+    assert_true(end[5] == 0.0 && end[6] == 0.0);
+    assert_true(end[0] - truth_row(&t, last_on)[0] > 0.2); /* limp long before the end */
+    truth_free(&t);
+    sim_cleanup(&sim);
+    free(cfg);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_drop_gives_timeout, sim_teardown),
+        cmocka_unit_test_teardown(test_corrupt_crc_gives_crc, sim_teardown),
+        cmocka_unit_test_teardown(test_wrong_id_gives_id, sim_teardown),
+        cmocka_unit_test_teardown(test_silent_gives_timeout, sim_teardown),
+        cmocka_unit_test_teardown(test_alert_gives_alert_with_id, sim_teardown),
+        cmocka_unit_test_teardown(test_armlink_faults, sim_teardown),
+        cmocka_unit_test_teardown(test_delay_beyond_timeout, sim_teardown),
+        cmocka_unit_test_teardown(test_bus_watchdog_goes_limp, sim_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,43 @@
+/*
+ * device.h — what the simulated devices (dxl2 servos, armlink board) share: the environment
+ * they act in and the reply path with fault injection.
+ */
+#ifndef ARMSIM_DEVICE_H
+#define ARMSIM_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "tools/armsim/faults.h"
+#include "tools/armsim/options.h"
+#include "tools/armsim/physics.h"
+#include "tools/armsim/pty.h"
+
+typedef struct {
+    const armd_config *cfg;
+    const armsim_options *opt;
+    physics *phys;
+    armsim_faults *faults;
+    armsim_pty *pty;
+} device_env;
+
+/* A simulated device on the line: bytes in, replies out through device_reply(). */
+typedef struct {
+    void *self;
+    /* Consumes bytes received at now_ns, answering complete requests. */
+    void (*feed)(void *self, const uint8_t *data, size_t n, uint64_t now_ns);
+    /* Periodic housekeeping (watchdogs, scheduled alerts), at least every 10 ms. */
+    void (*tick)(void *self, uint64_t now_ns);
+    void (*destroy)(void *self);
+    char summary[64]; /* for the ready line, e.g. "dxl2, 6 servos" */
+} sim_device;
+
+/* Sends one reply after delay_us (the device's return delay) plus --delay-us, unless --drop
+ * swallows it. When --corrupt-crc picks it, the byte at crc_pos is inverted first. */
+void device_reply(const device_env *env, uint8_t *buf, size_t n, size_t crc_pos, long delay_us);
+
+int dxl2_device_create(const device_env *env, sim_device *out, char *err, size_t errlen);
+int armlink_device_create(const device_env *env, sim_device *out, char *err, size_t errlen);
+
+#endif

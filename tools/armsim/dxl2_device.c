@@ -1,0 +1,444 @@
+/*
+ * dxl2_device.c — the Dynamixel X-series servos of the arm as seen on a Protocol 2.0 bus
+ * (shared/data/dynamixel-x.md): one servo per configured ID, each with a control table; Ping,
+ * Read, Write, Sync Read, Fast Sync Read, Sync Write and Reboot; status packets after the Return
+ * Delay Time, per servo in the order of the request; Status Return Level; Bus Watchdog; the
+ * hardware alert. Current-control mode (Operating Mode 0) drives the simulated joints.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/drivers.h"
+#include "tools/armsim/device.h"
+
+#define TABLE_SIZE       256 /* addresses 0..255 (the indirect area beyond is not simulated) */
+#define FW_VERSION       48
+#define SHUTDOWN_DEFAULT 0x34 /* overheating, electrical shock, overload */
+
+typedef struct {
+    uint8_t id;
+    int joint, k;
+    uint8_t t[TABLE_SIZE];
+    uint64_t last_packet_ns;
+} servo;
+
+typedef struct {
+    device_env env;
+    int n;
+    servo s[CFG_MAX_JOINTS * CFG_MAX_IDS];
+    dxl2_framer framer;
+    uint8_t out[DXL2_MAX_PACKET];
+    bool mode_warned;
+} dxl2_dev;
+
+/* ------------------------------------------------------------------- control table access */
+static int16_t get_i16(const servo *s, int a)
+{
+    return (int16_t)dxl2_get_u16(s->t + a);
+}
+static int8_t get_i8(const servo *s, int a)
+{
+    return (int8_t)s->t[a];
+}
+
+/* Baud Rate register value for a baud in bit/s (3 = 1 Mbps when unknown). */
+static uint8_t baud_code(int baud)
+{
+    static const int rates[] = {9600, 57600, 115200, 1000000, 2000000, 3000000, 4000000, 4500000};
+    for (uint8_t i = 0; i < 8; i++)
+        if (rates[i] == baud) return i;
+    return 3;
+}
+
+/* Factory state of the control table (RAM part also restored by Reboot). */
+static void table_init(servo *s, int model, int baud)
+{
+    memset(s->t, 0, sizeof s->t);
+    dxl2_put_u16(s->t + DXL2_ADDR_MODEL_NUMBER, (uint16_t)model);
+    s->t[DXL2_ADDR_FIRMWARE_VERSION] = FW_VERSION;
+    s->t[DXL2_ADDR_ID] = s->id;
+    s->t[DXL2_ADDR_BAUD_RATE] = baud_code(baud);
+    s->t[DXL2_ADDR_RETURN_DELAY] = 250;
+    s->t[DXL2_ADDR_OPERATING_MODE] = 3; /* position control, the factory default */
+    s->t[13] = 2;                       /* protocol type */
+    bool xm540 = model >= DXL2_MODEL_XH540_W270 && model <= DXL2_MODEL_XM540_W150;
+    dxl2_put_u16(s->t + DXL2_ADDR_CURRENT_LIMIT, xm540 ? 2047 : 1193);
+    s->t[63] = SHUTDOWN_DEFAULT;
+    s->t[DXL2_ADDR_STATUS_RETURN] = 2;
+}
+
+/* Reboot: RAM back to defaults, EEPROM kept. */
+static void table_reboot(servo *s)
+{
+    memset(s->t + 64, 0, TABLE_SIZE - 64);
+    s->t[DXL2_ADDR_STATUS_RETURN] = 2;
+}
+
+/* True while the servo drives its joint with the commanded current. */
+static bool servo_active(const servo *s)
+{
+    return s->t[DXL2_ADDR_TORQUE_ENABLE] == 1 &&
+           s->t[DXL2_ADDR_OPERATING_MODE] == DXL2_OPERATING_MODE_CURRENT &&
+           s->t[DXL2_ADDR_HW_ERROR_STATUS] == 0 && get_i8(s, DXL2_ADDR_BUS_WATCHDOG) >= 0;
+}
+
+/* Hands servo s's command to the physics: Goal Current [2.69 mA] -> joint torque share. */
+static void push_command(dxl2_dev *d, servo *s)
+{
+    const cfg_joint *cj = &d->env.cfg->joint[s->joint];
+    double amps = get_i16(s, DXL2_ADDR_GOAL_CURRENT) * DXL2_CURRENT_UNIT_A;
+    double tau = units_amps_to_tau(cj, s->k, amps);
+    int8_t wd = get_i8(s, DXL2_ADDR_BUS_WATCHDOG);
+    uint64_t expiry =
+        wd > 0 ? s->last_packet_ns + (uint64_t)wd * DXL2_BUS_WATCHDOG_UNIT_MS * 1000000ull : 0;
+    if (!d->mode_warned && s->t[DXL2_ADDR_TORQUE_ENABLE] &&
+        s->t[DXL2_ADDR_OPERATING_MODE] != DXL2_OPERATING_MODE_CURRENT) {
+        fprintf(stderr,
+                "armsim: servo %d: torque on in operating mode %d; only current control "
+                "(0) is simulated, the joint stays limp\n",
+                s->id, s->t[DXL2_ADDR_OPERATING_MODE]);
+        d->mode_warned = true;
+    }
+    physics_command(d->env.phys, s->joint, s->k, tau, servo_active(s), expiry);
+}
+
+/* Present Current / Velocity / Position from the simulated state (+ encoder noise). */
+static void refresh_present(dxl2_dev *d, const physics_state *st)
+{
+    for (int i = 0; i < d->n; i++) {
+        servo *s = &d->s[i];
+        const cfg_joint *cj = &d->env.cfg->joint[s->joint];
+        int nid = cj->n_ids > 0 ? cj->n_ids : 1;
+        /* this servo's current: the inverse of its share tau_k = dir * torque_per_amp * amps */
+        double amps = units_tau_to_amps(cj, s->k, st->tau_act[s->joint][s->k] * nid);
+        double cur = nearbyint(amps / DXL2_CURRENT_UNIT_A);
+        cur = fmax(-32768.0, fmin(32767.0, cur));
+        dxl2_put_u16(s->t + DXL2_ADDR_PRESENT_CURRENT, (uint16_t)(int16_t)cur);
+        double rpm = units_qd_to_rpm(cj, s->k, st->qd[s->joint]);
+        double vel =
+            fmax(-2147483648.0, fmin(2147483647.0, nearbyint(rpm / DXL2_VELOCITY_UNIT_RPM)));
+        dxl2_put_u32(s->t + DXL2_ADDR_PRESENT_VELOCITY, (uint32_t)(int32_t)vel);
+        int32_t pos = units_q_to_counts(cj, s->k, st->q[s->joint]);
+        if (d->env.opt->noise_counts > 0.0)
+            pos += (int32_t)nearbyint(d->env.opt->noise_counts * faults_gauss(d->env.faults));
+        dxl2_put_u32(s->t + DXL2_ADDR_PRESENT_POSITION, (uint32_t)pos);
+    }
+}
+
+/* Bus watchdog and scheduled alert, evaluated at now_ns. */
+static void housekeeping(dxl2_dev *d, uint64_t now_ns)
+{
+    for (int i = 0; i < d->n; i++) {
+        servo *s = &d->s[i];
+        int8_t wd = get_i8(s, DXL2_ADDR_BUS_WATCHDOG);
+        if (wd > 0 &&
+            now_ns >= s->last_packet_ns + (uint64_t)wd * DXL2_BUS_WATCHDOG_UNIT_MS * 1000000ull) {
+            s->t[DXL2_ADDR_BUS_WATCHDOG] = 0xFF; /* -1: Bus Watchdog error, goal values locked */
+            dxl2_put_u16(s->t + DXL2_ADDR_GOAL_CURRENT, 0);
+            push_command(d, s);
+        }
+    }
+    if (faults_alert_due(d->env.faults, now_ns)) {
+        int want = d->env.opt->alert_id;
+        for (int i = 0; i < d->n; i++) {
+            servo *s = &d->s[i];
+            if (want >= 0 ? s->id != want : i != 0) continue;
+            s->t[DXL2_ADDR_HW_ERROR_STATUS] |= DXL2_HW_OVERLOAD;
+            if (s->t[63] & DXL2_HW_OVERLOAD) s->t[DXL2_ADDR_TORQUE_ENABLE] = 0;
+            push_command(d, s);
+        }
+    }
+}
+
+/* ----------------------------------------------------------------------------- writes */
+/* Whether addr is read-only in the X-series table. */
+static bool read_only(int addr)
+{
+    return addr < DXL2_ADDR_ID || addr == DXL2_ADDR_HW_ERROR_STATUS || (addr >= 120 && addr < 148);
+}
+
+/* Validates and applies a write of len bytes at addr; returns the status error number (0 ok). */
+static uint8_t servo_write(dxl2_dev *d, servo *s, uint16_t addr, const uint8_t *data, uint16_t len)
+{
+    if (len == 0 || (size_t)addr + len > TABLE_SIZE) return DXL2_ERR_DATA_LENGTH;
+    for (int a = addr; a < addr + len; a++) {
+        if (read_only(a)) return DXL2_ERR_ACCESS;
+        if (a < 64 && s->t[DXL2_ADDR_TORQUE_ENABLE]) return DXL2_ERR_ACCESS; /* EEPROM locked */
+    }
+    uint8_t t[TABLE_SIZE];
+    memcpy(t, s->t, sizeof t);
+    memcpy(t + addr, data, len);
+#define TOUCHES(a, n) ((a) < addr + len && addr < (a) + (n))
+    if (TOUCHES(DXL2_ADDR_TORQUE_ENABLE, 1)) {
+        if (t[DXL2_ADDR_TORQUE_ENABLE] > 1) return DXL2_ERR_DATA_RANGE;
+        if (t[DXL2_ADDR_TORQUE_ENABLE] == 1 && s->t[DXL2_ADDR_HW_ERROR_STATUS])
+            return DXL2_ERR_RESULT_FAIL; /* no torque until a reboot clears the error */
+    }
+    if (TOUCHES(DXL2_ADDR_OPERATING_MODE, 1)) {
+        uint8_t m = t[DXL2_ADDR_OPERATING_MODE];
+        if (!(m == 0 || m == 1 || m == 3 || m == 4 || m == 5 || m == 16))
+            return DXL2_ERR_DATA_RANGE;
+    }
+    if (TOUCHES(DXL2_ADDR_ID, 1) && t[DXL2_ADDR_ID] > DXL2_MAX_ID) return DXL2_ERR_DATA_RANGE;
+    if (TOUCHES(DXL2_ADDR_RETURN_DELAY, 1) && t[DXL2_ADDR_RETURN_DELAY] > 254)
+        return DXL2_ERR_DATA_RANGE;
+    if (TOUCHES(DXL2_ADDR_STATUS_RETURN, 1) && t[DXL2_ADDR_STATUS_RETURN] > 2)
+        return DXL2_ERR_DATA_RANGE;
+    if (TOUCHES(DXL2_ADDR_BUS_WATCHDOG, 1) && (int8_t)t[DXL2_ADDR_BUS_WATCHDOG] < 0)
+        return DXL2_ERR_DATA_RANGE;
+    if (TOUCHES(DXL2_ADDR_GOAL_CURRENT, 2)) {
+        if (get_i8(s, DXL2_ADDR_BUS_WATCHDOG) < 0 && !TOUCHES(DXL2_ADDR_BUS_WATCHDOG, 1))
+            return DXL2_ERR_DATA_RANGE; /* goal values rejected after a watchdog error */
+        int g = (int16_t)dxl2_get_u16(t + DXL2_ADDR_GOAL_CURRENT);
+        int lim = dxl2_get_u16(t + DXL2_ADDR_CURRENT_LIMIT);
+        if (g > lim || g < -lim) return DXL2_ERR_DATA_LIMIT;
+    }
+#undef TOUCHES
+    memcpy(s->t, t, sizeof t);
+    s->id = s->t[DXL2_ADDR_ID];
+    push_command(d, s);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------- replies */
+/* Error byte of a status packet: the error number plus the alert bit while a hardware error
+ * is latched. */
+static uint8_t status_error(const servo *s, uint8_t err)
+{
+    return (uint8_t)(err | (s->t[DXL2_ADDR_HW_ERROR_STATUS] ? DXL2_ERR_ALERT : 0));
+}
+
+/* Whether the servo answers an instruction of this kind (Status Return Level). */
+static bool answers(const servo *s, uint8_t inst)
+{
+    uint8_t level = s->t[DXL2_ADDR_STATUS_RETURN];
+    if (inst == DXL2_INST_PING) return true;
+    if (inst == DXL2_INST_READ || inst == DXL2_INST_SYNC_READ || inst == DXL2_INST_FAST_SYNC_READ)
+        return level >= 1;
+    return level >= 2;
+}
+
+/* Return Delay Time of servo s [us]. */
+static long return_delay_us(const servo *s)
+{
+    return (long)s->t[DXL2_ADDR_RETURN_DELAY] * DXL2_RETURN_DELAY_UNIT_US;
+}
+
+/* Sends one status packet from servo s (with the wrong-ID fault applied). */
+static void send_status(dxl2_dev *d, const servo *s, uint8_t err, const uint8_t *data, size_t n)
+{
+    uint8_t id = s->id;
+    if (faults_wrong_id_reply(d->env.faults)) id = id >= DXL2_MAX_ID ? 0 : (uint8_t)(id + 1);
+    int len = dxl2_build_status(d->out, sizeof d->out, id, status_error(s, err), data, n);
+    if (len > 0) device_reply(&d->env, d->out, (size_t)len, (size_t)len - 1, return_delay_us(s));
+}
+
+static servo *find(dxl2_dev *d, uint8_t id)
+{
+    for (int i = 0; i < d->n; i++)
+        if (d->s[i].id == id) return &d->s[i];
+    return NULL;
+}
+
+/* Answers Read: data of the table, or an error with no data. */
+static void do_read(dxl2_dev *d, servo *s, const dxl2_packet *p)
+{
+    dxl2_rw_request r;
+    if (dxl2_parse_read(p, &r) != DXL2_OK) {
+        send_status(d, s, DXL2_ERR_DATA_LENGTH, NULL, 0);
+    } else if (r.len == 0 || (size_t)r.addr + r.len > TABLE_SIZE) {
+        send_status(d, s, DXL2_ERR_ACCESS, NULL, 0);
+    } else {
+        send_status(d, s, 0, s->t + r.addr, r.len);
+    }
+}
+
+/* Sync Read: each addressed servo answers in the order of the ID list. */
+static void do_sync_read(dxl2_dev *d, const dxl2_packet *p)
+{
+    dxl2_sync_request r;
+    if (dxl2_parse_sync_read(p, &r) != DXL2_OK) return;
+    bool ok = r.len > 0 && (size_t)r.addr + r.len <= TABLE_SIZE;
+    for (size_t i = 0; i < r.n_ids; i++) {
+        servo *s = find(d, r.ids[i]);
+        if (!s || !answers(s, p->instruction)) continue;
+        if (ok)
+            send_status(d, s, 0, s->t + r.addr, r.len);
+        else
+            send_status(d, s, DXL2_ERR_ACCESS, NULL, 0);
+    }
+}
+
+/* Fast Sync Read: one combined reply from the addressed servos, in list order. */
+static void do_fast_sync_read(dxl2_dev *d, const dxl2_packet *p)
+{
+    dxl2_sync_request r;
+    if (dxl2_parse_sync_read(p, &r) != DXL2_OK) return;
+    if (r.len == 0 || (size_t)r.addr + r.len > TABLE_SIZE) return;
+    dxl2_fast_entry e[CFG_MAX_JOINTS * CFG_MAX_IDS];
+    size_t n = 0;
+    long delay = 0;
+    for (size_t i = 0; i < r.n_ids && n < sizeof e / sizeof e[0]; i++) {
+        servo *s = find(d, r.ids[i]);
+        if (!s || !answers(s, p->instruction)) continue;
+        if (n == 0) delay = return_delay_us(s);
+        uint8_t id = s->id;
+        if (faults_wrong_id_reply(d->env.faults)) id = id >= DXL2_MAX_ID ? 0 : (uint8_t)(id + 1);
+        e[n++] = (dxl2_fast_entry){id, status_error(s, 0), s->t + r.addr};
+    }
+    if (n == 0) return;
+    int len = dxl2_build_fast_sync_status(d->out, sizeof d->out, e, n, r.len);
+    if (len > 0) device_reply(&d->env, d->out, (size_t)len, (size_t)len - 1, delay);
+}
+
+/* Sync Write: every addressed servo applies its record; no replies. */
+static void do_sync_write(dxl2_dev *d, const dxl2_packet *p)
+{
+    dxl2_sync_request r;
+    if (dxl2_parse_sync_write(p, &r) != DXL2_OK) return;
+    for (int i = 0; i < d->n; i++) {
+        const uint8_t *data = dxl2_sync_write_data(&r, d->s[i].id);
+        if (data) servo_write(d, &d->s[i], r.addr, data, r.len);
+    }
+}
+
+/* One instruction packet addressed to servo s (unicast) or to all (broadcast). */
+static void handle_unicast(dxl2_dev *d, servo *s, const dxl2_packet *p, bool broadcast)
+{
+    uint8_t err = 0;
+    switch (p->instruction) {
+    case DXL2_INST_PING: {
+        uint8_t data[3] = {s->t[0], s->t[1], s->t[DXL2_ADDR_FIRMWARE_VERSION]};
+        send_status(d, s, 0, data, sizeof data);
+        return;
+    }
+    case DXL2_INST_READ:
+        if (!broadcast) do_read(d, s, p);
+        return;
+    case DXL2_INST_WRITE: {
+        dxl2_rw_request r;
+        err = dxl2_parse_write(p, &r) == DXL2_OK ? servo_write(d, s, r.addr, r.data, r.len)
+                                                 : DXL2_ERR_DATA_LENGTH;
+        break;
+    }
+    case DXL2_INST_REBOOT:
+        if (!broadcast && answers(s, p->instruction)) send_status(d, s, 0, NULL, 0);
+        table_reboot(s);
+        push_command(d, s);
+        return;
+    default:
+        err = DXL2_ERR_INSTRUCTION;
+        break;
+    }
+    if (!broadcast && answers(s, p->instruction)) send_status(d, s, err, NULL, 0);
+}
+
+/* Dispatches one decoded instruction packet. */
+static void handle_packet(dxl2_dev *d, const dxl2_packet *p, uint64_t now_ns)
+{
+    if (p->instruction == DXL2_INST_STATUS) return; /* another device's reply: ignore */
+    housekeeping(d, now_ns);
+    physics_state st;
+    physics_snapshot(d->env.phys, &st);
+    refresh_present(d, &st);
+    bool bc = p->id == DXL2_BROADCAST_ID;
+    for (int i = 0; i < d->n; i++) {
+        servo *s = &d->s[i];
+        if (bc || s->id == p->id) {
+            s->last_packet_ns = now_ns;
+            push_command(d, s); /* re-arms the watchdog expiry */
+        }
+    }
+    switch (p->instruction) {
+    case DXL2_INST_SYNC_READ:
+        if (bc) do_sync_read(d, p);
+        return;
+    case DXL2_INST_FAST_SYNC_READ:
+        if (bc) do_fast_sync_read(d, p);
+        return;
+    case DXL2_INST_SYNC_WRITE:
+        if (bc) do_sync_write(d, p);
+        return;
+    default:
+        break;
+    }
+    if (bc) {
+        /* broadcast Ping is answered by every servo in ID order; other broadcasts silently */
+        servo *order[CFG_MAX_JOINTS * CFG_MAX_IDS];
+        for (int i = 0; i < d->n; i++) order[i] = &d->s[i];
+        for (int i = 1; i < d->n; i++)
+            for (int j = i; j > 0 && order[j - 1]->id > order[j]->id; j--) {
+                servo *tmp = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = tmp;
+            }
+        for (int i = 0; i < d->n; i++)
+            if (p->instruction == DXL2_INST_PING || p->instruction == DXL2_INST_WRITE ||
+                p->instruction == DXL2_INST_REBOOT)
+                handle_unicast(d, order[i], p, true);
+        return;
+    }
+    servo *s = find(d, p->id);
+    if (s) handle_unicast(d, s, p, false);
+}
+
+/* ---------------------------------------------------------------------- device interface */
+static void dxl2_feed(void *self, const uint8_t *data, size_t n, uint64_t now_ns)
+{
+    dxl2_dev *d = self;
+    while (n > 0) {
+        size_t used = dxl2_framer_push(&d->framer, data, n);
+        data += used;
+        n -= used;
+        dxl2_packet p;
+        int r;
+        while ((r = dxl2_framer_next(&d->framer, &p)) != DXL2_NEED_MORE)
+            if (r == DXL2_OK) handle_packet(d, &p, now_ns);
+        if (used == 0 && n > 0) dxl2_framer_reset(&d->framer); /* cannot happen; never spin */
+    }
+}
+
+static void dxl2_tick(void *self, uint64_t now_ns)
+{
+    housekeeping(self, now_ns);
+}
+
+static void dxl2_destroy(void *self)
+{
+    free(self);
+}
+
+int dxl2_device_create(const device_env *env, sim_device *out, char *err, size_t errlen)
+{
+    dxl2_dev *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    d->env = *env;
+    const armd_config *cfg = env->cfg;
+    for (int j = 0; j < cfg->n_joints; j++)
+        for (int k = 0; k < cfg->joint[j].n_ids; k++) {
+            int id = cfg->joint[j].id[k];
+            if (id < 0 || id > DXL2_MAX_ID || find(d, (uint8_t)id)) {
+                snprintf(err, errlen, "[joint %s] id %d: not a usable, unique Dynamixel ID",
+                         cfg->joint[j].name, id);
+                free(d);
+                return -1;
+            }
+            servo *s = &d->s[d->n++];
+            s->id = (uint8_t)id;
+            s->joint = j;
+            s->k = k;
+            table_init(s, env->opt->model_number, cfg->driver.baud);
+        }
+    dxl2_framer_reset(&d->framer);
+    out->self = d;
+    out->feed = dxl2_feed;
+    out->tick = dxl2_tick;
+    out->destroy = dxl2_destroy;
+    snprintf(out->summary, sizeof out->summary, "dxl2, %d servo%s", d->n, d->n == 1 ? "" : "s");
+    return 0;
+}

@@ -1,0 +1,45 @@
+/*
+ * faults.h — fault injection decisions, deterministic for a given --seed, and the random
+ * numbers for encoder noise. Used only by the device thread (not thread-safe).
+ */
+#ifndef ARMSIM_FAULTS_H
+#define ARMSIM_FAULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tools/armsim/options.h"
+
+typedef struct {
+    double drop, corrupt_crc, wrong_id; /* probabilities per reply */
+    long delay_us;
+    double silent_after, alert_after; /* [s], < 0 = never */
+    double faults_after;              /* per-reply faults act from then on [s] */
+    bool armed;                       /* per-reply faults active (set by faults_arm) */
+    uint64_t start_ns;                /* CLOCK_MONOTONIC at start */
+    uint64_t rng;                     /* splitmix64 state */
+    uint64_t rng_noise;
+    bool alert_fired;
+    /* counters */
+    uint64_t n_dropped, n_corrupted, n_wrong_id, n_silenced;
+} armsim_faults;
+
+void faults_init(armsim_faults *f, const armsim_options *o, uint64_t start_ns);
+/* Uniform in [0, 1) from the fault stream. */
+double faults_uniform(armsim_faults *f);
+/* Standard normal from the noise stream (Box-Muller). */
+double faults_gauss(armsim_faults *f);
+/* The device has gone silent at time now (ignores every request). */
+bool faults_silent(armsim_faults *f, uint64_t now_ns);
+/* True exactly once, at the first call at or after --alert-after. */
+bool faults_alert_due(armsim_faults *f, uint64_t now_ns);
+/* Arms the per-reply faults once --faults-after has passed; call before each request. */
+void faults_arm(armsim_faults *f, uint64_t now_ns);
+/* Extra reply delay now in force [us]. */
+long faults_delay_us(const armsim_faults *f);
+/* Per-reply decisions (each draws one random number when its fraction is > 0). */
+bool faults_drop_reply(armsim_faults *f);
+bool faults_corrupt_reply(armsim_faults *f);
+bool faults_wrong_id_reply(armsim_faults *f);
+
+#endif

@@ -1,0 +1,302 @@
+/*
+ * options.c — parses armsim's command line (getopt_long) with range checks on every value.
+ */
+#include "tools/armsim/options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers/dxl2_codec.h"
+
+enum {
+    OPT_LINK = 256,
+    OPT_PROTOCOL,
+    OPT_TRUTH,
+    OPT_TRUTH_DECIMATE,
+    OPT_MODEL,
+    OPT_MASS_SCALE,
+    OPT_RATE,
+    OPT_NOISE,
+    OPT_Q0,
+    OPT_NO_GRAVITY,
+    OPT_FRICTION_SMOOTHING,
+    OPT_DROP,
+    OPT_CORRUPT,
+    OPT_WRONG_ID,
+    OPT_DELAY,
+    OPT_FAULTS_AFTER,
+    OPT_SILENT,
+    OPT_ALERT,
+    OPT_ALERT_ID,
+    OPT_SEED,
+    OPT_MODEL_NUMBER,
+    OPT_QUIET
+};
+
+void armsim_print_usage(FILE *out)
+{
+    fputs("usage: armsim -c CONFIG --link PATH [--protocol dxl2|armlink] [--truth FILE.csv] "
+          "[options]\n"
+          "Simulates the arm described by CONFIG behind a pseudo-terminal reachable as PATH.\n"
+          "\n"
+          "  -c, --config FILE         the armd INI file (required)\n"
+          "      --link PATH           symlink to the pty slave (required; a stale symlink is\n"
+          "                            replaced, removed on exit)\n"
+          "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
+          "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun at every physics step\n"
+          "      --truth-decimate N    log every Nth step only (default 1)\n"
+          "physics:\n"
+          "      --rate HZ             physics steps per second (default 10000)\n"
+          "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
+          "      --mass-scale K        multiply every link mass and inertia by K\n"
+          "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
+          "                            the limits)\n"
+          "      --no-gravity          simulate without gravity\n"
+          "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
+          "      --noise COUNTS        encoder noise, standard deviation in counts\n"
+          "faults:\n"
+          "      --drop FRACTION       drop that fraction of replies\n"
+          "      --corrupt-crc FRACTION  send that fraction of replies with a wrong CRC\n"
+          "      --wrong-id FRACTION   send that fraction of replies with a wrong device ID\n"
+          "      --delay-us N          delay every reply by N microseconds\n"
+          "      --faults-after S      drop/corrupt/wrong-id/delay only after S seconds (lets a\n"
+          "                            driver probe first; default 0)\n"
+          "      --silent-after S      stop answering (and obeying) after S seconds\n"
+          "      --alert-after S       raise a hardware alert after S seconds (dxl2: overload\n"
+          "                            error + alert bit, torque off; armlink: fault flag)\n"
+          "      --alert-id ID         servo/joint ID for --alert-after (default: first ID)\n"
+          "      --seed N              seed for noise and faults (default 1)\n"
+          "other:\n"
+          "      --model-number N      dxl2 model number reported (default 1020, XM430-W350)\n"
+          "      --quiet               no statistics on exit\n"
+          "  -h, --help                this text\n"
+          "Prints 'armsim: ready on PATH -> /dev/pts/N (...)' once it answers. SIGINT/SIGTERM:\n"
+          "flush the truth file, remove PATH, exit 0.\n",
+          out);
+}
+
+/* Parses a finite double in [lo, hi]; 0 on success. */
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out,
+                        FILE *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !isfinite(v)) {
+        fprintf(err, "armsim: --%s: '%s' is not a number\n", opt, s);
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        fprintf(err, "armsim: --%s: %g is outside [%g, %g]\n", opt, v, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parses an integer in [lo, hi]; 0 on success. */
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out, FILE *err)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    if (errno || end == s || *end != '\0') {
+        fprintf(err, "armsim: --%s: '%s' is not an integer\n", opt, s);
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        fprintf(err, "armsim: --%s: %ld is outside [%ld, %ld]\n", opt, v, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parses "Q1,Q2,..." into o->q0. */
+static int parse_q0(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[4096];
+    if (strlen(s) >= sizeof buf) {
+        fprintf(err, "armsim: --q0: list too long\n");
+        return -1;
+    }
+    strcpy(buf, s);
+    o->n_q0 = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->n_q0 >= CFG_MAX_JOINTS) {
+            fprintf(err, "armsim: --q0: more than %d values\n", CFG_MAX_JOINTS);
+            return -1;
+        }
+        if (parse_double("q0", tok, -1e6, 1e6, &o->q0[o->n_q0], err)) return -1;
+        o->n_q0++;
+    }
+    if (o->n_q0 == 0) {
+        fprintf(err, "armsim: --q0: no values\n");
+        return -1;
+    }
+    return 0;
+}
+
+int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {"link", required_argument, NULL, OPT_LINK},
+        {"protocol", required_argument, NULL, OPT_PROTOCOL},
+        {"truth", required_argument, NULL, OPT_TRUTH},
+        {"truth-decimate", required_argument, NULL, OPT_TRUTH_DECIMATE},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"mass-scale", required_argument, NULL, OPT_MASS_SCALE},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"noise", required_argument, NULL, OPT_NOISE},
+        {"q0", required_argument, NULL, OPT_Q0},
+        {"no-gravity", no_argument, NULL, OPT_NO_GRAVITY},
+        {"friction-smoothing", required_argument, NULL, OPT_FRICTION_SMOOTHING},
+        {"drop", required_argument, NULL, OPT_DROP},
+        {"corrupt-crc", required_argument, NULL, OPT_CORRUPT},
+        {"wrong-id", required_argument, NULL, OPT_WRONG_ID},
+        {"delay-us", required_argument, NULL, OPT_DELAY},
+        {"faults-after", required_argument, NULL, OPT_FAULTS_AFTER},
+        {"silent-after", required_argument, NULL, OPT_SILENT},
+        {"alert-after", required_argument, NULL, OPT_ALERT},
+        {"alert-id", required_argument, NULL, OPT_ALERT_ID},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"model-number", required_argument, NULL, OPT_MODEL_NUMBER},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {NULL, 0, NULL, 0}};
+
+    memset(o, 0, sizeof *o);
+    o->protocol = PROTO_FROM_CONFIG;
+    o->rate_hz = 10000.0;
+    o->mass_scale = 1.0;
+    o->truth_decimate = 1;
+    o->silent_after = -1.0;
+    o->alert_after = -1.0;
+    o->alert_id = -1;
+    o->seed = 1;
+    o->model_number = DXL2_MODEL_XM430_W350;
+
+    optind = 1;
+    opterr = 0;
+    int c;
+    long l;
+    while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
+        const char *name = "";
+        for (const struct option *p = longopts; p->name; p++)
+            if (p->val == c) name = p->name;
+        int rc = 0;
+        switch (c) {
+        case 'c':
+            o->config_path = optarg;
+            break;
+        case 'h':
+            armsim_print_usage(stdout);
+            return 1;
+        case OPT_LINK:
+            o->link_path = optarg;
+            break;
+        case OPT_PROTOCOL:
+            if (!strcmp(optarg, "dxl2"))
+                o->protocol = PROTO_DXL2;
+            else if (!strcmp(optarg, "armlink"))
+                o->protocol = PROTO_ARMLINK;
+            else {
+                fprintf(err, "armsim: --protocol: '%s' is neither dxl2 nor armlink\n", optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_TRUTH:
+            o->truth_path = optarg;
+            break;
+        case OPT_TRUTH_DECIMATE:
+            rc = parse_long(name, optarg, 1, 1000000, &l, err);
+            o->truth_decimate = (int)l;
+            break;
+        case OPT_MODEL:
+            o->model_path = optarg;
+            break;
+        case OPT_MASS_SCALE:
+            rc = parse_double(name, optarg, 1e-3, 1e3, &o->mass_scale, err);
+            break;
+        case OPT_RATE:
+            rc = parse_double(name, optarg, 100.0, 1e6, &o->rate_hz, err);
+            break;
+        case OPT_NOISE:
+            rc = parse_double(name, optarg, 0.0, 1e6, &o->noise_counts, err);
+            break;
+        case OPT_Q0:
+            rc = parse_q0(optarg, o, err);
+            break;
+        case OPT_NO_GRAVITY:
+            o->no_gravity = true;
+            break;
+        case OPT_FRICTION_SMOOTHING:
+            rc = parse_double(name, optarg, 1e-9, 1e3, &o->friction_smoothing, err);
+            break;
+        case OPT_DROP:
+            rc = parse_double(name, optarg, 0.0, 1.0, &o->drop, err);
+            break;
+        case OPT_CORRUPT:
+            rc = parse_double(name, optarg, 0.0, 1.0, &o->corrupt_crc, err);
+            break;
+        case OPT_WRONG_ID:
+            rc = parse_double(name, optarg, 0.0, 1.0, &o->wrong_id, err);
+            break;
+        case OPT_DELAY:
+            rc = parse_long(name, optarg, 0, 10000000, &l, err);
+            o->delay_us = l;
+            break;
+        case OPT_FAULTS_AFTER:
+            rc = parse_double(name, optarg, 0.0, 1e9, &o->faults_after, err);
+            break;
+        case OPT_SILENT:
+            rc = parse_double(name, optarg, 0.0, 1e9, &o->silent_after, err);
+            break;
+        case OPT_ALERT:
+            rc = parse_double(name, optarg, 0.0, 1e9, &o->alert_after, err);
+            break;
+        case OPT_ALERT_ID:
+            rc = parse_long(name, optarg, 0, 255, &l, err);
+            o->alert_id = (int)l;
+            break;
+        case OPT_SEED:
+            rc = parse_long(name, optarg, 0, 0x7fffffffL, &l, err);
+            o->seed = (uint64_t)l;
+            break;
+        case OPT_MODEL_NUMBER:
+            rc = parse_long(name, optarg, 0, 65535, &l, err);
+            o->model_number = (int)l;
+            break;
+        case OPT_QUIET:
+            o->quiet = true;
+            break;
+        case ':':
+            fprintf(err, "armsim: %s needs a value\n", argv[optind - 1]);
+            rc = -1;
+            break;
+        default:
+            fprintf(err, "armsim: unknown option '%s' (see --help)\n", argv[optind - 1]);
+            rc = -1;
+            break;
+        }
+        if (rc) return -1;
+    }
+    if (optind < argc) {
+        fprintf(err, "armsim: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    if (!o->config_path) {
+        fprintf(err, "armsim: -c CONFIG is required (see --help)\n");
+        return -1;
+    }
+    if (!o->link_path) {
+        fprintf(err, "armsim: --link PATH is required (see --help)\n");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * options.h — armsim's command line, parsed into plain values (no side effects).
+ */
+#ifndef ARMSIM_OPTIONS_H
+#define ARMSIM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config/config.h"
+
+typedef enum { PROTO_FROM_CONFIG = -1, PROTO_DXL2 = 0, PROTO_ARMLINK = 1 } armsim_protocol;
+
+typedef struct {
+    const char *config_path; /* -c: the INI armd uses */
+    const char *link_path;   /* --link: symlink made to the pty slave */
+    const char *truth_path;  /* --truth: ground-truth CSV, NULL = none */
+    const char *model_path;  /* --model: INI whose arm model is simulated instead */
+    armsim_protocol protocol;
+    double rate_hz;            /* physics steps per second */
+    double noise_counts;       /* encoder noise standard deviation [counts] */
+    double mass_scale;         /* link masses and inertias x K */
+    double friction_smoothing; /* [rad/s], 0 = automatic */
+    int n_q0;                  /* entries in q0 (0 = default: 0 clamped into the limits) */
+    double q0[CFG_MAX_JOINTS]; /* initial joint positions [rad|m] */
+    bool no_gravity;
+    int truth_decimate;  /* log every Nth step */
+    double drop;         /* fraction of replies dropped */
+    double corrupt_crc;  /* fraction of replies with a corrupted CRC */
+    double wrong_id;     /* fraction of replies sent with a wrong device ID */
+    long delay_us;       /* extra delay before every reply [us] */
+    double faults_after; /* --drop/--corrupt-crc/--wrong-id/--delay-us act only after [s] */
+    double silent_after; /* stop answering after this many seconds, < 0 = never */
+    double alert_after;  /* raise a hardware alert after this many seconds, < 0 = never */
+    int alert_id;        /* servo ID for the alert, -1 = the first configured ID */
+    uint64_t seed;       /* random seed for noise and fault injection */
+    int model_number;    /* dxl2 model number the servos report */
+    bool quiet;          /* no statistics line on exit */
+} armsim_options;
+
+/* Fills *o from argv. Returns 0 to run, 1 when --help was printed, -1 on a usage error (the
+ * message names the option and the problem and is printed to err). */
+int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err);
+void armsim_print_usage(FILE *out);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * physics.c — RK4 integration of the forward dynamics at a fixed step in real time.
+ */
+#include "tools/armsim/physics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "dynamics/dynamics.h"
+#include "tools/armsim/simclock.h"
+
+#define MAX_CATCHUP  50   /* most steps done in one wake-up before time is skipped */
+#define ENDSTOP_HZ   50.0 /* natural frequency of a joint against its end stop */
+#define ENDSTOP_ZETA 0.7  /* damping ratio of the end stop */
+
+typedef struct {
+    double tau;
+    bool active;
+    uint64_t expiry_ns;
+} actuator;
+
+struct physics {
+    int n;
+    int n_ids[CFG_MAX_JOINTS];
+    dyn_model *model;
+    dyn_data *data;
+    double dt;
+    uint64_t dt_ns, start_ns;
+    double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
+    double k_stop[CFG_MAX_JOINTS], c_stop[CFG_MAX_JOINTS];
+    truth_log *truth;
+    /* integration state (physics thread only) */
+    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS];
+    /* shared with the device thread, under lock */
+    pthread_mutex_t lock;
+    actuator act[CFG_MAX_JOINTS][CFG_MAX_IDS];
+    physics_state pub;
+    physics_stats stats;
+    pthread_t thread;
+    bool running;
+    _Atomic bool stop;
+};
+
+/* Collects the first dynamics validation error into a message. */
+typedef struct {
+    char *err;
+    size_t len;
+    bool have;
+} issue_ctx;
+
+static void on_issue(void *ctx, int joint, const char *field, int is_error, const char *message)
+{
+    issue_ctx *c = ctx;
+    if (!is_error || c->have) return;
+    snprintf(c->err, c->len, "simulated model: joint %d %s: %s", joint + 1, field, message);
+    c->have = true;
+}
+
+/* End-stop torque [N m|N] on joint j: a spring-damper acting only beyond lower/upper, never
+ * pulling the joint into the stop. */
+static double endstop(const physics *p, int j, double q, double qd)
+{
+    double f = 0.0;
+    if (q > p->upper[j]) {
+        f = -p->k_stop[j] * (q - p->upper[j]) - p->c_stop[j] * qd;
+        if (f > 0.0) f = 0.0;
+    } else if (q < p->lower[j]) {
+        f = -p->k_stop[j] * (q - p->lower[j]) - p->c_stop[j] * qd;
+        if (f < 0.0) f = 0.0;
+    }
+    return f;
+}
+
+/* Joint accelerations qdd = FD(q, qd, tau_motor + tau_stop) with gravity, armature, friction. */
+static int accel(physics *p, const double *q, const double *qd, const double *tau_motor,
+                 double *qdd)
+{
+    double tau[CFG_MAX_JOINTS];
+    for (int j = 0; j < p->n; j++) tau[j] = tau_motor[j] + endstop(p, j, q[j], qd[j]);
+    return dyn_forward_aba(p->model, p->data, q, qd, tau, NULL, DYN_ALL, qdd);
+}
+
+/* One classical Runge-Kutta (RK4) step of x = (q, qd), x' = (qd, FD(q, qd, tau)), with tau held
+ * constant over the step (seed 000: RK4 simulation via M^-1 (tau - C - G)). */
+static int rk4_step(physics *p, const double *tau)
+{
+    const int n = p->n;
+    const double h = p->dt;
+    double a1[CFG_MAX_JOINTS], a2[CFG_MAX_JOINTS], a3[CFG_MAX_JOINTS], a4[CFG_MAX_JOINTS];
+    double v2[CFG_MAX_JOINTS], v3[CFG_MAX_JOINTS], v4[CFG_MAX_JOINTS], x[CFG_MAX_JOINTS];
+    int rc = accel(p, p->q, p->qd, tau, a1);
+    for (int j = 0; j < n; j++) {
+        x[j] = p->q[j] + 0.5 * h * p->qd[j];
+        v2[j] = p->qd[j] + 0.5 * h * a1[j];
+    }
+    rc |= accel(p, x, v2, tau, a2);
+    for (int j = 0; j < n; j++) {
+        x[j] = p->q[j] + 0.5 * h * v2[j];
+        v3[j] = p->qd[j] + 0.5 * h * a2[j];
+    }
+    rc |= accel(p, x, v3, tau, a3);
+    for (int j = 0; j < n; j++) {
+        x[j] = p->q[j] + h * v3[j];
+        v4[j] = p->qd[j] + h * a3[j];
+    }
+    rc |= accel(p, x, v4, tau, a4);
+    if (rc != 0) return -1;
+    for (int j = 0; j < n; j++) {
+        p->q[j] += h / 6.0 * (p->qd[j] + 2.0 * v2[j] + 2.0 * v3[j] + v4[j]);
+        p->qd[j] += h / 6.0 * (a1[j] + 2.0 * a2[j] + 2.0 * a3[j] + a4[j]);
+    }
+    return 0;
+}
+
+/* Effective inertia of each joint at q, 1 / (H^-1)_jj (the inertia felt by joint j when the
+ * others move freely), from forward dynamics without gravity, velocity or friction. */
+static void effective_inertia(physics *p, const double *q, double *ieff)
+{
+    double zero[CFG_MAX_JOINTS] = {0}, tau[CFG_MAX_JOINTS] = {0}, qdd[CFG_MAX_JOINTS];
+    for (int j = 0; j < p->n; j++) {
+        tau[j] = 1.0;
+        if (dyn_forward_chol(p->model, p->data, q, zero, tau, NULL, DYN_ARMATURE, qdd) == 0 &&
+            qdd[j] > 0.0)
+            ieff[j] = 1.0 / qdd[j];
+        else
+            ieff[j] = 1e-3;
+        tau[j] = 0.0;
+    }
+}
+
+physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_log *truth,
+                        char *err, size_t errlen)
+{
+    dyn_model_desc desc = cfg->model;
+    if (o->model_path) {
+        armd_config *other = calloc(1, sizeof *other);
+        cfg_report rep;
+        cfg_report_init(&rep);
+        int nerr = other ? cfg_load(o->model_path, other, &rep) : 1;
+        if (nerr) {
+            cfg_report_print(&rep, stderr);
+            snprintf(err, errlen, "--model %s: cannot be loaded", o->model_path);
+        } else if (other->model.n != cfg->model.n) {
+            snprintf(err, errlen, "--model %s: %d joints, but the config has %d", o->model_path,
+                     other->model.n, cfg->model.n);
+            nerr = 1;
+        } else {
+            desc = other->model;
+        }
+        cfg_report_free(&rep);
+        free(other);
+        if (nerr) return NULL;
+    }
+    if (o->n_q0 && o->n_q0 != cfg->n_joints) {
+        snprintf(err, errlen, "--q0: %d values for %d joints", o->n_q0, cfg->n_joints);
+        return NULL;
+    }
+    for (int j = 0; j < desc.n; j++) {
+        desc.joint[j].mass *= o->mass_scale;
+        for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
+    }
+    if (o->no_gravity) desc.gravity[0] = desc.gravity[1] = desc.gravity[2] = 0.0;
+
+    physics *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->n = desc.n;
+    p->truth = truth;
+    p->dt_ns = (uint64_t)llround(1e9 / o->rate_hz);
+    p->dt = (double)p->dt_ns * 1e-9;
+    pthread_mutex_init(&p->lock, NULL);
+    issue_ctx ic = {err, errlen, false};
+    /* first build without friction to size the smoothing band and the end stops */
+    double smoothing = desc.friction_smoothing;
+    desc.friction_smoothing = smoothing > 0.0 ? smoothing : 1.0;
+    p->model = dyn_model_create(&desc, on_issue, &ic);
+    if (!p->model) {
+        if (!ic.have) snprintf(err, errlen, "simulated model: invalid");
+        physics_free(p);
+        return NULL;
+    }
+    p->data = dyn_data_create(p->model);
+    for (int j = 0; j < p->n; j++) {
+        const cfg_joint *cj = &cfg->joint[j];
+        p->n_ids[j] = cj->n_ids;
+        p->lower[j] = isfinite(cj->lower) ? cj->lower : -INFINITY;
+        p->upper[j] = isfinite(cj->upper) ? cj->upper : INFINITY;
+        double q = o->n_q0 ? o->q0[j] : 0.0;
+        if (q < p->lower[j]) q = p->lower[j];
+        if (q > p->upper[j]) q = p->upper[j];
+        p->q[j] = q;
+    }
+    double ieff[CFG_MAX_JOINTS];
+    effective_inertia(p, p->q, ieff);
+    /* Coulomb friction is smoothed over |qd| < s; its slope coulomb/s acts like a damper that
+     * RK4 integrates stably only if slope * dt / I stays below ~2.8: keep it under 1. */
+    double need = 1e-3;
+    for (int j = 0; j < p->n; j++) {
+        double coul = fmax(fabs(desc.joint[j].coulomb_pos), fabs(desc.joint[j].coulomb_neg));
+        need = fmax(need, coul * p->dt / ieff[j]);
+        double w = 2.0 * M_PI * ENDSTOP_HZ;
+        p->k_stop[j] = ieff[j] * w * w;
+        p->c_stop[j] = 2.0 * ENDSTOP_ZETA * ieff[j] * w;
+    }
+    if (o->friction_smoothing > 0.0)
+        desc.friction_smoothing = o->friction_smoothing;
+    else
+        desc.friction_smoothing = fmax(smoothing, need);
+    dyn_data_free(p->data);
+    dyn_model_free(p->model);
+    p->data = NULL;
+    p->model = dyn_model_create(&desc, on_issue, &ic);
+    if (!p->model) {
+        physics_free(p);
+        return NULL;
+    }
+    p->data = dyn_data_create(p->model);
+    if (!p->data) {
+        snprintf(err, errlen, "out of memory");
+        physics_free(p);
+        return NULL;
+    }
+    p->stats.friction_smoothing = desc.friction_smoothing;
+    p->stats.endstop_hz = ENDSTOP_HZ;
+    p->pub.n = p->n;
+    memcpy(p->pub.q, p->q, sizeof p->q);
+    return p;
+}
+
+/* Sums the motor torque per joint from the actuators active at time now_ns. */
+static void gather_torque(physics *p, uint64_t now_ns, double *tau, double tau_act[][CFG_MAX_IDS])
+{
+    pthread_mutex_lock(&p->lock);
+    for (int j = 0; j < p->n; j++) {
+        tau[j] = 0.0;
+        for (int k = 0; k < p->n_ids[j]; k++) {
+            const actuator *a = &p->act[j][k];
+            bool on = a->active && (a->expiry_ns == 0 || now_ns < a->expiry_ns);
+            tau_act[j][k] = on ? a->tau : 0.0;
+            tau[j] += tau_act[j][k];
+        }
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Makes the state after a step visible to the device side. */
+static void publish(physics *p, double t, const double *tau, double tau_act[][CFG_MAX_IDS])
+{
+    pthread_mutex_lock(&p->lock);
+    p->pub.t = t;
+    memcpy(p->pub.q, p->q, sizeof(double) * (size_t)p->n);
+    memcpy(p->pub.qd, p->qd, sizeof(double) * (size_t)p->n);
+    memcpy(p->pub.tau, tau, sizeof(double) * (size_t)p->n);
+    memcpy(p->pub.tau_act, tau_act, sizeof(double) * CFG_MAX_IDS * (size_t)p->n);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The integration thread: absolute deadlines start + k dt; when late, up to MAX_CATCHUP steps
+ * per wake-up, beyond that the missed time is skipped (the arm freezes for it). */
+static void *physics_thread(void *arg)
+{
+    physics *p = arg;
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    double tau[CFG_MAX_JOINTS] = {0};
+    static double tau_act[CFG_MAX_JOINTS][CFG_MAX_IDS];
+    uint64_t k = 0, skipped_ns = 0;
+    truth_push(p->truth, 0.0, p->q, p->qd, tau);
+    while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
+        uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
+        struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+        uint64_t now = armsim_now_ns();
+        uint64_t due = (now - p->start_ns - skipped_ns) / p->dt_ns;
+        uint64_t todo = due > k ? due - k : 1;
+        if (todo > 1) p->stats.late_wakeups++;
+        if (todo > MAX_CATCHUP) {
+            skipped_ns += (todo - MAX_CATCHUP) * p->dt_ns;
+            p->stats.skips++;
+            todo = MAX_CATCHUP;
+        }
+        for (uint64_t i = 0; i < todo; i++) {
+            uint64_t t_ns = skipped_ns + k * p->dt_ns;
+            gather_torque(p, p->start_ns + t_ns, tau, tau_act);
+            if (rk4_step(p, tau) != 0) p->stats.solver_failures++;
+            k++;
+            double t = (double)(t_ns + p->dt_ns) * 1e-9;
+            truth_push(p->truth, t, p->q, p->qd, tau);
+            publish(p, t, tau, tau_act);
+        }
+        pthread_mutex_lock(&p->lock);
+        p->stats.steps = k;
+        p->stats.skipped_s = (double)skipped_ns * 1e-9;
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+int physics_start(physics *p, uint64_t start_ns)
+{
+    p->start_ns = start_ns;
+    if (pthread_create(&p->thread, NULL, physics_thread, p) != 0) return -1;
+    p->running = true;
+    return 0;
+}
+
+void physics_stop(physics *p)
+{
+    if (!p || !p->running) return;
+    atomic_store(&p->stop, true);
+    pthread_join(p->thread, NULL);
+    p->running = false;
+}
+
+void physics_free(physics *p)
+{
+    if (!p) return;
+    physics_stop(p);
+    if (p->data) dyn_data_free(p->data);
+    if (p->model) dyn_model_free(p->model);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+void physics_command(physics *p, int j, int k, double tau, bool active, uint64_t expiry_ns)
+{
+    if (j < 0 || j >= p->n || k < 0 || k >= CFG_MAX_IDS) return;
+    pthread_mutex_lock(&p->lock);
+    p->act[j][k] = (actuator){tau, active, expiry_ns};
+    pthread_mutex_unlock(&p->lock);
+}
+
+void physics_snapshot(physics *p, physics_state *s)
+{
+    pthread_mutex_lock(&p->lock);
+    *s = p->pub;
+    pthread_mutex_unlock(&p->lock);
+}
+
+void physics_get_stats(physics *p, physics_stats *s)
+{
+    pthread_mutex_lock(&p->lock);
+    *s = p->stats;
+    pthread_mutex_unlock(&p->lock);
+    if (p->start_ns) s->run_s = (double)(armsim_now_ns() - p->start_ns) * 1e-9;
+}

@@ -1,0 +1,120 @@
+/*
+ * truth.c — ground-truth logger: SPSC ring (C11 atomics) filled by the physics thread, drained
+ * by a writer thread into a buffered FILE.
+ */
+#include "tools/armsim/truth.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TRUTH_RING 65536 /* records; a power of two */
+
+struct truth_log {
+    FILE *f;
+    int n, decimate, count;
+    size_t rec; /* doubles per record: 1 + 3n */
+    double *ring;
+    _Atomic uint64_t head, tail; /* head: next slot to write, tail: next slot to read */
+    _Atomic bool stop;
+    _Atomic uint64_t lost;
+    pthread_t thread;
+};
+
+/* Writes every queued record to the file. */
+static void drain(truth_log *t)
+{
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    while (tail != head) {
+        const double *r = t->ring + (tail & (TRUTH_RING - 1)) * t->rec;
+        fprintf(t->f, "%.7f", r[0]);
+        for (size_t i = 1; i < t->rec; i++) fprintf(t->f, ",%.10g", r[i]);
+        fputc('\n', t->f);
+        tail++;
+        atomic_store_explicit(&t->tail, tail, memory_order_release);
+    }
+}
+
+/* Writer thread: drains every 2 ms until told to stop, then once more. */
+static void *writer(void *arg)
+{
+    truth_log *t = arg;
+    const struct timespec nap = {0, 2000000};
+    while (!atomic_load(&t->stop)) {
+        drain(t);
+        nanosleep(&nap, NULL);
+    }
+    drain(t);
+    return NULL;
+}
+
+truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t errlen)
+{
+    truth_log *t = calloc(1, sizeof *t);
+    if (!t) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    t->n = n;
+    t->decimate = decimate > 0 ? decimate : 1;
+    t->rec = 1 + 3 * (size_t)n;
+    t->ring = malloc(TRUTH_RING * t->rec * sizeof(double));
+    t->f = fopen(path, "w");
+    if (!t->ring || !t->f) {
+        snprintf(err, errlen, "--truth %s: %s", path, t->ring ? strerror(errno) : "out of memory");
+        if (t->f) fclose(t->f);
+        free(t->ring);
+        free(t);
+        return NULL;
+    }
+    setvbuf(t->f, NULL, _IOFBF, 1 << 20);
+    fputs("t", t->f);
+    for (int i = 1; i <= n; i++) fprintf(t->f, ",q%d", i);
+    for (int i = 1; i <= n; i++) fprintf(t->f, ",qd%d", i);
+    for (int i = 1; i <= n; i++) fprintf(t->f, ",tau%d", i);
+    fputc('\n', t->f);
+    if (pthread_create(&t->thread, NULL, writer, t) != 0) {
+        snprintf(err, errlen, "--truth: cannot start the writer thread");
+        fclose(t->f);
+        free(t->ring);
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau)
+{
+    if (!t) return;
+    if (t->count++ % t->decimate != 0) return;
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+    if (head - tail >= TRUTH_RING) {
+        atomic_fetch_add(&t->lost, 1);
+        return;
+    }
+    double *r = t->ring + (head & (TRUTH_RING - 1)) * t->rec;
+    r[0] = time;
+    memcpy(r + 1, q, (size_t)t->n * sizeof(double));
+    memcpy(r + 1 + t->n, qd, (size_t)t->n * sizeof(double));
+    memcpy(r + 1 + 2 * t->n, tau, (size_t)t->n * sizeof(double));
+    atomic_store_explicit(&t->head, head + 1, memory_order_release);
+}
+
+uint64_t truth_close(truth_log *t)
+{
+    if (!t) return 0;
+    atomic_store(&t->stop, true);
+    pthread_join(t->thread, NULL);
+    fclose(t->f);
+    uint64_t lost = atomic_load(&t->lost);
+    free(t->ring);
+    free(t);
+    return lost;
+}
