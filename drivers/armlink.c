@@ -74,6 +74,11 @@ static int exchange_once(drv *d, size_t len, uint8_t cmd, alk_frame *fr, size_t 
         }
         if (r == ALK_OK) {
             if (!(fr->cmd & ALK_REPLY)) continue; /* our own request echoed */
+            uint8_t behind = (uint8_t)(seq - fr->seq);
+            if (behind >= 1 && behind <= ALK_STALE_WINDOW) {
+                d->counters.stale_replies++; /* a late reply to an earlier, timed-out request */
+                continue;
+            }
             if (fr->seq != seq) {
                 drv_count(d, DRV_EID);
                 return drv_fail(f, DRV_EID, -1, "armlink: reply sequence %u, expected %u", fr->seq,

@@ -27,6 +27,7 @@
 #define ALK_MAX_PAYLOAD      1024
 #define ALK_MAX_FRAME        (ALK_HEADER_LEN + ALK_MAX_PAYLOAD + ALK_CRC_LEN)
 #define ALK_PROTOCOL_VERSION 1
+#define ALK_STALE_WINDOW     16 /* a reply up to this many sequence numbers behind is late: ignored */
 
 /* commands (host -> board); the reply carries cmd | ALK_REPLY */
 #define ALK_CMD_IDENTIFY     0x01

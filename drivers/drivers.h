@@ -44,6 +44,7 @@ typedef struct {
     uint64_t reads, writes;
     uint64_t timeouts, crc_errors, id_errors, length_errors, device_errors, alerts, io_errors;
     uint64_t retries;
+    uint64_t stale_replies; /* late replies to earlier requests, discarded (armlink) */
 } drv_counters;
 
 const char *drv_status_name(drv_status s); /* "timeout", "crc", ... */

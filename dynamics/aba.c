@@ -6,78 +6,67 @@
 
 #include "dynamics/dyn_internal.h"
 
-/* 3x3 helpers on full row-major matrices. */
-static inline void sym_full(const double S[6], double F[9])
+/* M' = Rz M Rz^T for a full row-major 3x3 M. */
+static inline void full_turn_z(double c, double s, double M[9])
 {
-    F[0] = S[0], F[1] = S[1], F[2] = S[2];
-    F[3] = S[1], F[4] = S[3], F[5] = S[4];
-    F[6] = S[2], F[7] = S[4], F[8] = S[5];
-}
-
-/* out = R M R^T (full) */
-static inline void rot_sandwich(const double R[9], const double M[9], double out[9])
-{
-    double T[9];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            T[3 * i + k] = R[3 * i] * M[k] + R[3 * i + 1] * M[3 + k] + R[3 * i + 2] * M[6 + k];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            out[3 * i + k] =
-                T[3 * i] * R[3 * k] + T[3 * i + 1] * R[3 * k + 1] + T[3 * i + 2] * R[3 * k + 2];
-}
-
-/* out = [p]x M */
-static inline void skew_left(const double p[3], const double M[9], double out[9])
-{
-    for (int k = 0; k < 3; k++) {
-        double c0 = M[k], c1 = M[3 + k], c2 = M[6 + k];
-        out[k] = p[1] * c2 - p[2] * c1;
-        out[3 + k] = p[2] * c0 - p[0] * c2;
-        out[6 + k] = p[0] * c1 - p[1] * c0;
+    for (int k = 0; k < 3; k++) { /* rows */
+        const double r0 = M[k], r1 = M[3 + k];
+        M[k] = c * r0 - s * r1;
+        M[3 + k] = s * r0 + c * r1;
+    }
+    for (int k = 0; k < 3; k++) { /* columns */
+        const double c0 = M[3 * k], c1 = M[3 * k + 1];
+        M[3 * k] = c * c0 - s * c1;
+        M[3 * k + 1] = s * c0 + c * c1;
     }
 }
 
-/* Adds X Ia X^T to the parent's articulated inertia, where X = [[R, [p]x R], [0, R]] maps a
- * child force to the parent frame: A' += RAR^T + P B'^T - B'' P, B' += RBR^T + P C', C' += RCR^T
- * with B'' = R B R^T + P R C R^T. */
-static void abi_to_parent(const double R[9], const double p[3], const dyn_abi *ia, dyn_abi *par)
+/* Adds X^T Ia X to the parent's articulated inertia (X: parent motion -> child motion). First
+ * Ia is turned into the parent's axes with R = Rx(alpha) Rz(theta) (block-wise R M R^T,
+ * factored), then its reference point moves by p (child origin in the parent):
+ * B' = B + [p]x C, A' = A + [p]x B^T - B' [p]x, C' = C. Modifies ia. */
+static void abi_to_parent(const dyn_joint *jt, double c, double s, const double p[3],
+                          dyn_abi *restrict ia, dyn_abi *restrict par)
 {
-    double A[9], B[9], C[9], Ar[9], Br[9], Cr[9], PC[9], PBt[9], Bt[9];
-    sym_full(ia->A, A);
-    memcpy(B, ia->B, sizeof B);
-    sym_full(ia->C, C);
-    rot_sandwich(R, A, Ar);
-    rot_sandwich(R, B, Br);
-    rot_sandwich(R, C, Cr);
-    skew_left(p, Cr, PC);
-    double B2[9];
-    for (int k = 0; k < 9; k++) B2[k] = Br[k] + PC[k];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) Bt[3 * i + k] = Br[3 * k + i];
-    skew_left(p, Bt, PBt);
-    /* B2 P: row r of B2 times [p]x; (M [p]x)_{rk} = -(M_r x p)... computed as -( [p]x B2^T )^T */
-    double B2t[9], PB2t[9];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) B2t[3 * i + k] = B2[3 * k + i];
-    skew_left(p, B2t, PB2t); /* [p]x B2^T = -(B2 [p]x)^T */
-    double TL[9];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            TL[3 * i + k] = Ar[3 * i + k] + PBt[3 * i + k] + PB2t[3 * k + i];
-    par->A[0] += TL[0];
-    par->A[1] += 0.5 * (TL[1] + TL[3]);
-    par->A[2] += 0.5 * (TL[2] + TL[6]);
-    par->A[3] += TL[4];
-    par->A[4] += 0.5 * (TL[5] + TL[7]);
-    par->A[5] += TL[8];
-    for (int k = 0; k < 9; k++) par->B[k] += B2[k];
-    par->C[0] += Cr[0];
-    par->C[1] += Cr[1];
-    par->C[2] += Cr[2];
-    par->C[3] += Cr[4];
-    par->C[4] += Cr[5];
-    par->C[5] += Cr[8];
+    const double cc = c * c, ss = s * s, cs = c * s;
+    const double ca = jt->ca, sa = jt->sa, cca = ca * ca, ssa = sa * sa, csa = ca * sa;
+    dyn_sym_turn_z(c, s, cc, ss, cs, ia->A);
+    dyn_sym_turn_x(jt, cca, ssa, csa, ia->A);
+    dyn_sym_turn_z(c, s, cc, ss, cs, ia->C);
+    dyn_sym_turn_x(jt, cca, ssa, csa, ia->C);
+    full_turn_z(c, s, ia->B);
+    dyn_full_turn_x(jt, ia->B);
+    const double *C = ia->C, *B = ia->B;
+    const double px = p[0], py = p[1], pz = p[2];
+    /* B' = B + [p]x C, C symmetric (xx xy xz yy yz zz) */
+    const double C0[3] = {C[0], C[1], C[2]}, C1[3] = {C[1], C[3], C[4]}, C2[3] = {C[2], C[4], C[5]};
+    double Bn[9];
+    for (int k = 0; k < 3; k++) {
+        Bn[k] = B[k] + py * C2[k] - pz * C1[k];
+        Bn[3 + k] = B[3 + k] + pz * C0[k] - px * C2[k];
+        Bn[6 + k] = B[6 + k] + px * C1[k] - py * C0[k];
+    }
+    /* PB = [p]x B^T: column j is p x (row j of B). MP = -B' [p]x: row i is p x (row i of B'). */
+    double PB[9], MP[9];
+    for (int j = 0; j < 3; j++) {
+        const double b0 = B[3 * j], b1 = B[3 * j + 1], b2 = B[3 * j + 2];
+        PB[j] = py * b2 - pz * b1;
+        PB[3 + j] = pz * b0 - px * b2;
+        PB[6 + j] = px * b1 - py * b0;
+        const double n0 = Bn[3 * j], n1 = Bn[3 * j + 1], n2 = Bn[3 * j + 2];
+        MP[3 * j] = py * n2 - pz * n1;
+        MP[3 * j + 1] = pz * n0 - px * n2;
+        MP[3 * j + 2] = px * n1 - py * n0;
+    }
+    /* A' = A + PB + MP (symmetric: the upper triangle) */
+    par->A[0] += ia->A[0] + PB[0] + MP[0];
+    par->A[1] += ia->A[1] + PB[1] + MP[1];
+    par->A[2] += ia->A[2] + PB[2] + MP[2];
+    par->A[3] += ia->A[3] + PB[4] + MP[4];
+    par->A[4] += ia->A[4] + PB[5] + MP[5];
+    par->A[5] += ia->A[5] + PB[8] + MP[8];
+    for (int k = 0; k < 9; k++) par->B[k] += Bn[k];
+    for (int k = 0; k < 6; k++) par->C[k] += C[k];
 }
 
 /* Forward dynamics in O(n): three passes (velocities and bias terms outward; articulated
@@ -89,16 +78,17 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
     double vp[6] = {0, 0, 0, 0, 0, 0};
     /* pass 1: spatial velocity v_i = X v_{i-1} + S qd, bias c_i = v_i x S qd,
      * rigid-body inertia and bias force p_i = v_i x* I v_i */
+    dyn_transforms(m, d, q);
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
-        double *R = d->R[i], *p = d->p[i];
-        dyn_joint_transform(jt, q[i], R, p);
+        double *p = d->p[i];
+        const double cj = d->cs[i][0], sj = d->cs[i][1];
         double t[3];
         dyn_cross(vp, p, t);
         t[0] += vp[3], t[1] += vp[4], t[2] += vp[5];
         double *v = d->v[i], *c = d->c[i];
-        dyn_rot_t(R, vp, v);
-        dyn_rot_t(R, t, v + 3);
+        dyn_to_child(jt, cj, sj, vp, v);
+        dyn_to_child(jt, cj, sj, t, v + 3);
         double sq = jt->sr * qd[i], pq = jt->pr * qd[i];
         v[2] += sq;
         v[5] += pq;
@@ -167,38 +157,46 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
         if (flags & DYN_FRICTION) u -= d->tmp[i];
         d->u[i] = u;
         if (i == 0) break;
-        /* Ia = IA - U U^T / D ; pa' = pa + Ia c + U u / D */
+        /* Ia = IA - U U^T / D ; pa' = pa + Ia c + U u / D (c[2] = c[5] = 0) */
         dyn_abi a;
-        const double *Ua = U, *Ul = U + 3;
-        a.A[0] = ia->A[0] - Ua[0] * Ua[0] * Dinv;
-        a.A[1] = ia->A[1] - Ua[0] * Ua[1] * Dinv;
-        a.A[2] = ia->A[2] - Ua[0] * Ua[2] * Dinv;
-        a.A[3] = ia->A[3] - Ua[1] * Ua[1] * Dinv;
-        a.A[4] = ia->A[4] - Ua[1] * Ua[2] * Dinv;
-        a.A[5] = ia->A[5] - Ua[2] * Ua[2] * Dinv;
-        for (int r = 0; r < 3; r++)
-            for (int k = 0; k < 3; k++) a.B[3 * r + k] = ia->B[3 * r + k] - Ua[r] * Ul[k] * Dinv;
-        a.C[0] = ia->C[0] - Ul[0] * Ul[0] * Dinv;
-        a.C[1] = ia->C[1] - Ul[0] * Ul[1] * Dinv;
-        a.C[2] = ia->C[2] - Ul[0] * Ul[2] * Dinv;
-        a.C[3] = ia->C[3] - Ul[1] * Ul[1] * Dinv;
-        a.C[4] = ia->C[4] - Ul[1] * Ul[2] * Dinv;
-        a.C[5] = ia->C[5] - Ul[2] * Ul[2] * Dinv;
-        double Ac[3], Bcl[3], Btc[3], Ccl[3];
-        dyn_sym_mul(a.A, c, Ac);
-        dyn_rot(a.B, c + 3, Bcl);
-        dyn_rot_t(a.B, c, Btc);
-        dyn_sym_mul(a.C, c + 3, Ccl);
-        double uD = u * Dinv, pp[6];
-        for (int k = 0; k < 3; k++) {
-            pp[k] = pa[k] + Ac[k] + Bcl[k] + U[k] * uD;
-            pp[3 + k] = pa[3 + k] + Btc[k] + Ccl[k] + U[3 + k] * uD;
-        }
-        const double *R = d->R[i], *p = d->p[i];
-        abi_to_parent(R, p, &a, &d->abi[i - 1]);
+        const double *A = ia->A, *B = ia->B, *C = ia->C;
+        const double U0 = U[0], U1 = U[1], U2 = U[2], U3 = U[3], U4 = U[4], U5 = U[5];
+        const double V0 = U0 * Dinv, V1 = U1 * Dinv, V2 = U2 * Dinv;
+        const double V3 = U3 * Dinv, V4 = U4 * Dinv, V5 = U5 * Dinv;
+        a.A[0] = A[0] - U0 * V0;
+        a.A[1] = A[1] - U0 * V1;
+        a.A[2] = A[2] - U0 * V2;
+        a.A[3] = A[3] - U1 * V1;
+        a.A[4] = A[4] - U1 * V2;
+        a.A[5] = A[5] - U2 * V2;
+        a.B[0] = B[0] - U0 * V3;
+        a.B[1] = B[1] - U0 * V4;
+        a.B[2] = B[2] - U0 * V5;
+        a.B[3] = B[3] - U1 * V3;
+        a.B[4] = B[4] - U1 * V4;
+        a.B[5] = B[5] - U1 * V5;
+        a.B[6] = B[6] - U2 * V3;
+        a.B[7] = B[7] - U2 * V4;
+        a.B[8] = B[8] - U2 * V5;
+        a.C[0] = C[0] - U3 * V3;
+        a.C[1] = C[1] - U3 * V4;
+        a.C[2] = C[2] - U3 * V5;
+        a.C[3] = C[3] - U4 * V4;
+        a.C[4] = C[4] - U4 * V5;
+        a.C[5] = C[5] - U5 * V5;
+        const double c0 = c[0], c1 = c[1], c3 = c[3], c4 = c[4], uD = u * Dinv;
+        double pp[6];
+        pp[0] = pa[0] + a.A[0] * c0 + a.A[1] * c1 + a.B[0] * c3 + a.B[1] * c4 + U0 * uD;
+        pp[1] = pa[1] + a.A[1] * c0 + a.A[3] * c1 + a.B[3] * c3 + a.B[4] * c4 + U1 * uD;
+        pp[2] = pa[2] + a.A[2] * c0 + a.A[4] * c1 + a.B[6] * c3 + a.B[7] * c4 + U2 * uD;
+        pp[3] = pa[3] + a.B[0] * c0 + a.B[3] * c1 + a.C[0] * c3 + a.C[1] * c4 + U3 * uD;
+        pp[4] = pa[4] + a.B[1] * c0 + a.B[4] * c1 + a.C[1] * c3 + a.C[3] * c4 + U4 * uD;
+        pp[5] = pa[5] + a.B[2] * c0 + a.B[5] * c1 + a.C[2] * c3 + a.C[4] * c4 + U5 * uD;
+        const double *p = d->p[i], cj = d->cs[i][0], sj = d->cs[i][1];
+        abi_to_parent(jt, cj, sj, p, &a, &d->abi[i - 1]);
         double fn[3], nn[3], pxf[3];
-        dyn_rot(R, pp + 3, fn);
-        dyn_rot(R, pp, nn);
+        dyn_to_parent(jt, cj, sj, pp + 3, fn);
+        dyn_to_parent(jt, cj, sj, pp, nn);
         dyn_cross(p, fn, pxf);
         double *par = d->pa[i - 1];
         for (int k = 0; k < 3; k++) {
@@ -211,13 +209,14 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
     double ap[6] = {0, 0, 0, gs * m->gravity_b[0], gs * m->gravity_b[1], gs * m->gravity_b[2]};
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
-        const double *R = d->R[i], *p = d->p[i], *c = d->c[i], *U = d->U[i];
+        const double *p = d->p[i], *c = d->c[i], *U = d->U[i];
+        const double cj = d->cs[i][0], sj = d->cs[i][1];
         double t[3], a[6];
         dyn_cross(ap, p, t);
         t[0] += ap[3], t[1] += ap[4], t[2] += ap[5];
-        dyn_rot_t(R, ap, a);
-        dyn_rot_t(R, t, a + 3);
-        for (int k = 0; k < 6; k++) a[k] += c[k];
+        dyn_to_child(jt, cj, sj, ap, a);
+        dyn_to_child(jt, cj, sj, t, a + 3);
+        a[0] += c[0], a[1] += c[1], a[3] += c[3], a[4] += c[4]; /* c[2] = c[5] = 0 */
         double Ua =
             U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5];
         double x = (d->u[i] - Ua) * d->Dinv[i];

@@ -41,13 +41,23 @@ typedef struct {
     double I[6];
 } dyn_body;
 
+/* The constant twist Rx(alpha): 0, +-pi/2 and pi are sign permutations. */
+typedef enum {
+    DYN_TWIST_0,
+    DYN_TWIST_P90,
+    DYN_TWIST_M90,
+    DYN_TWIST_180,
+    DYN_TWIST_GENERAL
+} dyn_twist_kind;
+
 /* One joint of the internal form. sr/pr are 1/0 masks (revolute/prismatic) so the recursions
- * need no branches. */
+ * need no branches on the joint type. */
 typedef struct {
     double ca, sa; /* cos, sin of the constant twist alpha about x */
-    double p0[3];  /* pre-motion origin in the parent moving frame [m] */
-    double toff;   /* theta = sr*q + toff [rad] */
-    double doff;   /* disp = pr*q + doff [m] */
+    dyn_twist_kind twist;
+    double p0[3]; /* pre-motion origin in the parent moving frame [m] */
+    double toff;  /* theta = sr*q + toff [rad] */
+    double doff;  /* disp = pr*q + doff [m] */
     double sr, pr;
     dyn_body body; /* link inertia in M_i (for the last joint: link + payload) */
     double armature, viscous, coulomb_pos, coulomb_neg;
@@ -74,7 +84,6 @@ typedef struct {
 struct dyn_data {
     int n;
     /* per-joint state of the last recursion, all in M_i */
-    double R[DYN_MAX_DOF][9];  /* rotation of M_i in M_{i-1} */
     double p[DYN_MAX_DOF][3];  /* origin of M_i in M_{i-1} */
     double cs[DYN_MAX_DOF][2]; /* cos, sin of theta_i */
     double w[DYN_MAX_DOF][3], dw[DYN_MAX_DOF][3], a[DYN_MAX_DOF][3];
@@ -206,12 +215,61 @@ dyn_joint_transform(const dyn_joint *restrict jt, double q, double *restrict R, 
     R[8] = ca;
 }
 
-/* out = R^T v with R = Rx(alpha) Rz(theta): parent-frame vector into M_i (8 mult, 4 add). */
-static inline __attribute__((always_inline)) void
-dyn_to_child(double c, double s, double ca, double sa, const double v[3], double out[3])
+/* u = Rx(alpha)^T v (y, z components; x is unchanged). The common twists 0, +-pi/2, pi are
+ * sign permutations (no arithmetic); the branch depends only on the model, so it is predicted
+ * perfectly after the first call. */
+static inline __attribute__((always_inline)) void dyn_twist_t(const dyn_joint *jt, double v1,
+                                                              double v2, double *u1, double *u2)
 {
-    const double u1 = ca * v[1] + sa * v[2];
-    const double u2 = ca * v[2] - sa * v[1];
+    switch (jt->twist) {
+    case DYN_TWIST_0:
+        *u1 = v1, *u2 = v2;
+        break;
+    case DYN_TWIST_P90:
+        *u1 = v2, *u2 = -v1;
+        break;
+    case DYN_TWIST_M90:
+        *u1 = -v2, *u2 = v1;
+        break;
+    case DYN_TWIST_180:
+        *u1 = -v1, *u2 = -v2;
+        break;
+    default:
+        *u1 = jt->ca * v1 + jt->sa * v2, *u2 = jt->ca * v2 - jt->sa * v1;
+        break;
+    }
+}
+
+/* u = Rx(alpha) v (y, z components). */
+static inline __attribute__((always_inline)) void dyn_twist(const dyn_joint *jt, double v1,
+                                                            double v2, double *u1, double *u2)
+{
+    switch (jt->twist) {
+    case DYN_TWIST_0:
+        *u1 = v1, *u2 = v2;
+        break;
+    case DYN_TWIST_P90:
+        *u1 = -v2, *u2 = v1;
+        break;
+    case DYN_TWIST_M90:
+        *u1 = v2, *u2 = -v1;
+        break;
+    case DYN_TWIST_180:
+        *u1 = -v1, *u2 = -v2;
+        break;
+    default:
+        *u1 = jt->ca * v1 - jt->sa * v2, *u2 = jt->sa * v1 + jt->ca * v2;
+        break;
+    }
+}
+
+/* out = R^T v with R = Rx(alpha) Rz(theta), (c, s) = cos, sin theta: a parent-frame vector in
+ * M_i (at most 8 mult, 4 add). */
+static inline __attribute__((always_inline)) void
+dyn_to_child(const dyn_joint *jt, double c, double s, const double v[3], double out[3])
+{
+    double u1, u2;
+    dyn_twist_t(jt, v[1], v[2], &u1, &u2);
     const double x = c * v[0] + s * u1;
     const double y = c * u1 - s * v[0];
     out[0] = x;
@@ -219,17 +277,60 @@ dyn_to_child(double c, double s, double ca, double sa, const double v[3], double
     out[2] = u2;
 }
 
-/* out = R v with R = Rx(alpha) Rz(theta): M_i vector into the parent frame (8 mult, 4 add). */
+/* out = R v with R = Rx(alpha) Rz(theta): an M_i vector in the parent frame. */
 static inline __attribute__((always_inline)) void
-dyn_to_parent(double c, double s, double ca, double sa, const double v[3], double out[3])
+dyn_to_parent(const dyn_joint *jt, double c, double s, const double v[3], double out[3])
 {
     const double x = c * v[0] - s * v[1];
     const double u1 = s * v[0] + c * v[1];
-    const double y = ca * u1 - sa * v[2];
-    const double z = sa * u1 + ca * v[2];
+    double y, z;
+    dyn_twist(jt, u1, v[2], &y, &z);
     out[0] = x;
     out[1] = y;
     out[2] = z;
+}
+
+/* S' = Rz S Rz^T for symmetric S (xx xy xz yy yz zz), with cc = c^2, ss = s^2, cs = c s of the
+ * angle: the (x, y) block turns by the double angle, the z column by the angle. */
+static inline __attribute__((always_inline)) void dyn_sym_turn_z(double c, double s, double cc,
+                                                                 double ss, double cs, double S[6])
+{
+    const double a = S[0], b = S[1], e = S[2], d = S[3], f = S[4];
+    const double b2 = 2.0 * cs * b;
+    S[0] = cc * a + ss * d - b2;
+    S[3] = ss * a + cc * d + b2;
+    S[1] = cs * (a - d) + (cc - ss) * b;
+    S[2] = c * e - s * f;
+    S[4] = s * e + c * f;
+}
+
+/* M' = Rx M Rx^T for a full row-major 3x3 M (columns, then rows, turned by dyn_twist). */
+static inline __attribute__((always_inline)) void dyn_full_turn_x(const dyn_joint *jt, double M[9])
+{
+    for (int k = 0; k < 3; k++) dyn_twist(jt, M[3 + k], M[6 + k], &M[3 + k], &M[6 + k]);
+    for (int k = 0; k < 3; k++)
+        dyn_twist(jt, M[3 * k + 1], M[3 * k + 2], &M[3 * k + 1], &M[3 * k + 2]);
+}
+
+/* S' = Rx S Rx^T for symmetric S: for a general twist the double-angle form on the (y, z)
+ * block (cc, ss, cs = cos^2, sin^2, cos sin of alpha), else the sign permutation. */
+static inline __attribute__((always_inline)) void dyn_sym_turn_x(const dyn_joint *jt, double cc,
+                                                                 double ss, double cs, double S[6])
+{
+    if (jt->twist == DYN_TWIST_GENERAL) {
+        const double c = jt->ca, s = jt->sa;
+        const double b = S[1], e = S[2], d = S[3], f = S[4], g = S[5];
+        const double f2 = 2.0 * cs * f;
+        S[3] = cc * d + ss * g - f2;
+        S[5] = ss * d + cc * g + f2;
+        S[4] = cs * (d - g) + (cc - ss) * f;
+        S[1] = c * b - s * e;
+        S[2] = s * b + c * e;
+        return;
+    }
+    double M[9] = {S[0], S[1], S[2], S[1], S[3], S[4], S[2], S[4], S[5]};
+    dyn_full_turn_x(jt, M);
+    S[1] = M[1], S[2] = M[2], S[3] = M[4], S[4] = M[5], S[5] = M[8];
 }
 
 /* cos/sin of every theta_i and every origin p_i into d->cs, d->p, in one pass before the

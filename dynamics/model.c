@@ -144,6 +144,24 @@ static void split_zxz(const double R[9], double *phi, double *ca, double *sa, do
     *psi = atan2(t.R[3], t.R[0]);
 }
 
+/* Snaps a twist within 1e-14 (far below any physical meaning; cos(pi/2) in double is 6e-17)
+ * of 0, +-pi/2 or pi to it exactly and records the kind, so the recursions use the sign
+ * permutation instead of the general Rx(alpha). */
+static void classify_twist(dyn_joint *jt)
+{
+    const double tol = 1e-14;
+    jt->twist = DYN_TWIST_GENERAL;
+    if (fabs(jt->sa) < tol) {
+        jt->sa = 0.0;
+        jt->ca = jt->ca > 0.0 ? 1.0 : -1.0;
+        jt->twist = jt->ca > 0.0 ? DYN_TWIST_0 : DYN_TWIST_180;
+    } else if (fabs(jt->ca) < tol) {
+        jt->ca = 0.0;
+        jt->sa = jt->sa > 0.0 ? 1.0 : -1.0;
+        jt->twist = jt->sa > 0.0 ? DYN_TWIST_P90 : DYN_TWIST_M90;
+    }
+}
+
 /* Builds the internal form (dyn_internal.h): per joint the constant pre-motion pose (R0, p0) =
  * (parent's link-in-M) * pre, inertials moved from the described link frame into M_i, the tool
  * frame moved into M_{n-1}; then every R0 = Rz(phi) Rx(alpha) Rz(psi) is reduced to Rx(alpha)
@@ -167,6 +185,7 @@ dyn_model *dyn_model_create(const dyn_model_desc *desc, dyn_issue_fn issue, void
         convert_joint(jd, &pre, &qoff[i], &m->link[i]);
         dyn_frame_compose(&parent_link, &pre, &r0[i]);
         split_zxz(r0[i].R, &phi[i], &jt->ca, &jt->sa, &psi[i]);
+        classify_twist(jt);
         m->type[i] = jd->type;
         jt->sr = jd->type == DYN_PRISMATIC ? 0.0 : 1.0;
         jt->pr = 1.0 - jt->sr;

@@ -40,15 +40,31 @@ static void wrench_as_child(const dyn_model *m, const double *wrench, double F[3
     }
 }
 
+/* Coulomb part of the friction torque: the published value for the sign of qd, blended for
+ * |qd| < eps by the C1 cubic s(x) = x (3 - x^2) / 2, x = qd/eps (exactly the hard step when
+ * eps = 0, and 0 at qd = 0). */
+static inline double coulomb(const dyn_joint *jt, double qd, double eps)
+{
+    if (eps > 0.0) {
+        double x = qd / eps;
+        if (x >= 1.0) return jt->coulomb_pos;
+        if (x <= -1.0) return jt->coulomb_neg;
+        double s = 0.5 * x * (3.0 - x * x);
+        return s > 0.0 ? jt->coulomb_pos * s : -jt->coulomb_neg * s;
+    }
+    return qd > 0.0 ? jt->coulomb_pos : (qd < 0.0 ? jt->coulomb_neg : 0.0);
+}
+
 /* Outward iteration (seed 000 eqs 3.15-3.18 / seed 003 A-F, with the consolidated operator
  * eq 5.1) then inward iteration (eqs 3.19-3.20), all vectors in the moving joint frames M_i.
  * Link moments are taken about the joint-frame origin using the body's inertia about that
  * origin: f = m a + A h, n = I dw + w x I w + h x a (no COM acceleration step). The base
  * accelerates at -g to model gravity. Rotations use R = Rx(alpha) Rz(theta) factored
  * (dyn_to_child / dyn_to_parent), never a formed matrix. */
-void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const double *restrict q,
-                   const double *restrict qd, const double *restrict qdd, int grav,
-                   const double *wrench, double *restrict tau)
+static inline __attribute__((always_inline)) void
+rnea_run(const dyn_model *restrict m, dyn_data *restrict d, const double *restrict q,
+         const double *restrict qd, const double *restrict qdd, int grav, const double *wrench,
+         unsigned extra, double *restrict tau)
 {
     const int n = m->n;
     const double gs = grav ? -1.0 : 0.0;
@@ -58,7 +74,7 @@ void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const doub
     dyn_transforms(m, d, q);
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
-        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
+        const double c = d->cs[i][0], s = d->cs[i][1];
         const double *p = d->p[i];
         double t[3];
         dyn_rot(Ap, p, t);
@@ -66,9 +82,9 @@ void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const doub
         t[1] += ap[1];
         t[2] += ap[2];
         double wl[3], dwl[3], al[3];
-        dyn_to_child(c, s, ca, sa, wp, wl);
-        dyn_to_child(c, s, ca, sa, dwp, dwl);
-        dyn_to_child(c, s, ca, sa, t, al);
+        dyn_to_child(jt, c, s, wp, wl);
+        dyn_to_child(jt, c, s, dwp, dwl);
+        dyn_to_child(jt, c, s, t, al);
         const double sq = jt->sr * qd[i], pq2 = 2.0 * jt->pr * qd[i];
         const double w[3] = {wl[0], wl[1], wl[2] + sq};
         const double dw[3] = {dwl[0] + sq * wl[1], dwl[1] - sq * wl[0], dwl[2] + jt->sr * qdd[i]};
@@ -95,11 +111,16 @@ void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const doub
         const dyn_joint *jt = &m->j[i];
         const double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
         const double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
-        tau[i] = jt->sr * N[2] + jt->pr * F[2];
-        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
+        double ti = jt->sr * N[2] + jt->pr * F[2];
+        if (extra & DYN_ARMATURE) ti += jt->armature * qdd[i];
+        if (extra & DYN_FRICTION)
+            ti += jt->viscous * qd[i] + coulomb(jt, qd[i], m->friction_smoothing);
+        tau[i] = ti;
+        if (i == 0) break; /* the base's reaction is not needed */
+        const double c = d->cs[i][0], s = d->cs[i][1];
         double pxF[3];
-        dyn_to_parent(c, s, ca, sa, F, Fc);
-        dyn_to_parent(c, s, ca, sa, N, Nc);
+        dyn_to_parent(jt, c, s, F, Fc);
+        dyn_to_parent(jt, c, s, N, Nc);
         dyn_cross(d->p[i], Fc, pxF);
         Nc[0] += pxF[0];
         Nc[1] += pxF[1];
@@ -107,19 +128,11 @@ void dyn_rnea_core(const dyn_model *restrict m, dyn_data *restrict d, const doub
     }
 }
 
-/* Coulomb part of the friction torque: the published value for the sign of qd, blended for
- * |qd| < eps by the C1 cubic s(x) = x (3 - x^2) / 2, x = qd/eps (exactly the hard step when
- * eps = 0, and 0 at qd = 0). */
-static inline double coulomb(const dyn_joint *jt, double qd, double eps)
+/* The recursion without armature and friction (shared with mass_matrix.c). */
+void dyn_rnea_core(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                   const double *qdd, int grav, const double *wrench, double *tau)
 {
-    if (eps > 0.0) {
-        double x = qd / eps;
-        if (x >= 1.0) return jt->coulomb_pos;
-        if (x <= -1.0) return jt->coulomb_neg;
-        double s = 0.5 * x * (3.0 - x * x);
-        return s > 0.0 ? jt->coulomb_pos * s : -jt->coulomb_neg * s;
-    }
-    return qd > 0.0 ? jt->coulomb_pos : (qd < 0.0 ? jt->coulomb_neg : 0.0);
+    rnea_run(m, d, q, qd, qdd, grav, wrench, 0u, tau);
 }
 
 /* Joint friction torque [N m or N]: viscous*qd + Coulomb (see dynamics.h). */
@@ -133,12 +146,17 @@ void dyn_friction(const dyn_model *m, const double *qd, double *tau)
 void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd, const double *qdd,
               const double *wrench, unsigned flags, double *tau)
 {
-    dyn_rnea_core(m, d, q, qd, qdd, (flags & DYN_GRAVITY) != 0, wrench, tau);
-    if (flags & DYN_ARMATURE)
-        for (int i = 0; i < m->n; i++) tau[i] += m->j[i].armature * qdd[i];
-    if (flags & DYN_FRICTION) {
-        for (int i = 0; i < m->n; i++)
-            tau[i] += m->j[i].viscous * qd[i] + coulomb(&m->j[i], qd[i], m->friction_smoothing);
+    const int grav = (flags & DYN_GRAVITY) != 0;
+    switch (flags & (DYN_ARMATURE | DYN_FRICTION)) { /* one specialised copy per case */
+    case DYN_ARMATURE | DYN_FRICTION:
+        rnea_run(m, d, q, qd, qdd, grav, wrench, DYN_ARMATURE | DYN_FRICTION, tau);
+        break;
+    case DYN_ARMATURE:
+        rnea_run(m, d, q, qd, qdd, grav, wrench, DYN_ARMATURE, tau);
+        break;
+    default:
+        rnea_run(m, d, q, qd, qdd, grav, wrench, flags & DYN_FRICTION, tau);
+        break;
     }
 }
 
@@ -152,7 +170,7 @@ void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau)
     for (int i = 0; i < n; i++) {
         const dyn_joint *jt = &m->j[i];
         double a[3];
-        dyn_to_child(d->cs[i][0], d->cs[i][1], jt->ca, jt->sa, ap, a);
+        dyn_to_child(jt, d->cs[i][0], d->cs[i][1], ap, a);
         const dyn_body *b = &jt->body;
         dyn_cross(b->h, a, d->nm[i]);
         for (int k = 0; k < 3; k++) {
@@ -166,10 +184,10 @@ void dyn_gravity(const dyn_model *m, dyn_data *d, const double *q, double *tau)
         const double F[3] = {d->f[i][0] + Fc[0], d->f[i][1] + Fc[1], d->f[i][2] + Fc[2]};
         const double N[3] = {d->nm[i][0] + Nc[0], d->nm[i][1] + Nc[1], d->nm[i][2] + Nc[2]};
         tau[i] = jt->sr * N[2] + jt->pr * F[2];
-        const double c = d->cs[i][0], s = d->cs[i][1], ca = jt->ca, sa = jt->sa;
+        const double c = d->cs[i][0], s = d->cs[i][1];
         double pxF[3];
-        dyn_to_parent(c, s, ca, sa, F, Fc);
-        dyn_to_parent(c, s, ca, sa, N, Nc);
+        dyn_to_parent(jt, c, s, F, Fc);
+        dyn_to_parent(jt, c, s, N, Nc);
         dyn_cross(d->p[i], Fc, pxF);
         Nc[0] += pxF[0];
         Nc[1] += pxF[1];

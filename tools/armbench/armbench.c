@@ -10,6 +10,7 @@
 #include "tests/dynamics/puma560_desc.h"
 
 enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, NF };
+enum { MAX_REPS = 255 };
 static const char *fname[NF] = {"inverse dynamics", "gravity only", "mass matrix (CRBA)",
                                 "forward dyn. Cholesky", "forward dyn. O(n)"};
 
@@ -28,7 +29,9 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median over reps of (time of iters calls)/iters; q varies per call so no result is reused. */
+/* Median over reps of (time of iters calls)/iters; q varies per call so no result is reused.
+ * Many short repetitions (~20 us each) make the median robust on a shared, loaded machine: a
+ * repetition hit by preemption is an outlier, not a shift of every sample. */
 static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
 {
     int n = dyn_model_dof(m);
@@ -41,7 +44,7 @@ static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
         qdd[i] = rng_uniform(-1, 1);
         tau[i] = rng_uniform(-1, 1);
     }
-    double t[64];
+    double t[MAX_REPS];
     for (int r = 0; r < reps; r++) {
         double t0 = now_ns();
         for (int it = 0; it < iters; it++) {
@@ -128,9 +131,9 @@ int main(int argc, char **argv)
         }
         return run_calls(f, calls);
     }
-    int reps = 15;
-    double budget = 2e5; /* ns of work per repetition */
-    if (argc > 1 && strcmp(argv[1], "--quick") == 0) reps = 5, budget = 5e4;
+    int reps = 201;
+    double budget = 2e4; /* ns of work per repetition */
+    if (argc > 1 && strcmp(argv[1], "--quick") == 0) reps = 31;
     if (argc > 1 && strcmp(argv[1], "--quick") != 0) {
         fprintf(stderr, "usage: armbench [--quick | --calls F N]\n");
         return 2;
