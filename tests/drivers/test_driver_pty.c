@@ -31,7 +31,8 @@ enum {
     MODE_DEVICE_ERROR, /* servo 2 answers with error "data range" and no data */
     MODE_ALERT,        /* servo 3 answers with the alert bit (data intact) */
     MODE_DROP_ONCE,    /* the next state reply of servo 1 is lost, later ones arrive */
-    MODE_NAK           /* armlink: the board refuses ENABLE */
+    MODE_NAK,          /* armlink: the board refuses ENABLE */
+    MODE_LATE          /* armlink: a late reply to the previous request comes first */
 };
 
 typedef struct {
@@ -170,6 +171,7 @@ static void alk_answer(fake *fk, const alk_frame *f)
             st.ch[i] = (alk_channel_state){1024 * i, 60000 * i, fk->board_ua[i]};
         {
             uint8_t seq = mode == MODE_WRONG_ID ? (uint8_t)(f->seq ^ 0x80) : f->seq; /* stale */
+            if (mode == MODE_LATE) put_reply(fk, b, alk_build_state(b, sizeof b, f->seq - 1, &st));
             int n = alk_build_state(b, sizeof b, seq, &st);
             if (mode == MODE_BAD_CRC) b[n - 2] ^= 0x01;
             put_reply(fk, b, n);
@@ -546,6 +548,21 @@ static void test_alk_faults(void **state)
     drv_close(d);
 }
 
+/* A late reply to an earlier request (sequence number just behind) is discarded, not a fault. */
+static void test_alk_late_reply_ignored(void **state)
+{
+    fake *fk = *state;
+    drv *d = open_probed();
+    drv_fault f;
+    atomic_store(&fk->mode, MODE_LATE);
+    drv_state s;
+    assert_int_equal(drv_read(d, &s, &f), 0);
+    assert_int_equal(drv_counters_get(d)->stale_replies, 1);
+    assert_int_equal(drv_counters_get(d)->id_errors, 0);
+    atomic_store(&fk->mode, MODE_OK);
+    drv_close(d);
+}
+
 static void test_bus_time(void **state)
 {
     (void)state;
@@ -575,6 +592,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_config_errors, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_alk_probe_read_write, setup_alk, teardown),
         cmocka_unit_test_setup_teardown(test_alk_faults, setup_alk, teardown),
+        cmocka_unit_test_setup_teardown(test_alk_late_reply_ignored, setup_alk, teardown),
         cmocka_unit_test(test_bus_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
