@@ -109,6 +109,14 @@ void ctl_free(ctl *c);
  * call. */
 bool ctl_alive(ctl *c);
 
+/* Stall detection (main thread, call it periodically, e.g. from a 50 ms timer): true when no
+ * tick has completed for more than max_seconds; it then also asks the control thread to fault
+ * ("control thread stalled: ...") as soon as it runs again. The control thread itself faults
+ * when one of its ticks wakes up more than CTL_STALL_SECONDS late while the arm is enabled.
+ * (A thread stuck for good cannot write torque; the device watchdog must cover that.) */
+#define CTL_STALL_SECONDS 0.2
+bool ctl_stalled(ctl *c, double max_seconds);
+
 /* Commands (main thread). 0 on success, -1 with *err filled. They take effect within a tick or
  * two; the functions wait (sleeping, at most a few periods) for the control thread to
  * acknowledge so that the reply tells the truth. */
@@ -133,6 +141,10 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, 
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
 /* Switch control law; allowed while disabled or holding. */
 int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err);
+
+/* Replaces the tool payload between two ticks (dyn_set_payload in the control thread).
+ * Allowed in any state; mass >= 0 and finite values required. */
+int ctl_payload_set(ctl *c, const dyn_payload *payload, ctl_error *err);
 
 /* Applies a new, already validated configuration between two ticks if only live keys changed;
  * otherwise refuses (err names the keys needing a restart) and keeps the running one.

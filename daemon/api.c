@@ -1,0 +1,386 @@
+/*
+ * api.c — the socket API's transport: listening socket, accepting clients, newline framing,
+ * bounded non-blocking output and dropping slow or vanished clients (see api.h).
+ */
+#include "daemon/api.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/api_internal.h"
+#include "daemon/log.h"
+
+#define API_READ_CHUNK 65536
+#define API_DRAIN_S    0.01 /* telemetry/event fan-out period [s] */
+
+static void client_flush(api_client *cl);
+
+/* Frees the clients that were dropped since the last call (never inside their callbacks). */
+static void api_reap(api_server *s)
+{
+    api_client **pp = &s->clients;
+    while (*pp) {
+        api_client *cl = *pp;
+        if (cl->dead) {
+            *pp = cl->next;
+            free(cl->in);
+            free(cl->out);
+            free(cl);
+        } else {
+            pp = &cl->next;
+        }
+    }
+}
+
+void api_client_drop(api_client *cl, const char *why)
+{
+    if (cl->dead) return;
+    api_server *s = cl->srv;
+    ev_io_stop(s->loop, &cl->rio);
+    ev_io_stop(s->loop, &cl->wio);
+    close(cl->fd);
+    cl->fd = -1;
+    cl->dead = true;
+    if (cl->subscribed) s->n_subscribers--;
+    cl->subscribed = false;
+    s->n_clients--;
+    if (why) log_info("api: client %u closed: %s", cl->id, why);
+}
+
+/* Closes the client if it is closing and everything queued has been written. */
+static void client_close_if_done(api_client *cl)
+{
+    if (!cl->dead && cl->closing && cl->out_off == cl->out_len) api_client_drop(cl, NULL);
+}
+
+/* Writes as much queued output as the socket takes without blocking. */
+static void client_flush(api_client *cl)
+{
+    while (!cl->dead && cl->out_off < cl->out_len) {
+        ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+            cl->out_off += (size_t)w;
+        } else if (w < 0 && errno == EINTR) {
+            continue;
+        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!ev_is_active(&cl->wio)) ev_io_start(cl->srv->loop, &cl->wio);
+            return;
+        } else {
+            api_client_drop(cl, "write failed (client gone)");
+            return;
+        }
+    }
+    if (cl->dead) return;
+    cl->out_off = cl->out_len = 0;
+    if (ev_is_active(&cl->wio)) ev_io_stop(cl->srv->loop, &cl->wio);
+    client_close_if_done(cl);
+}
+
+void api_client_send(api_client *cl, const char *data, size_t len)
+{
+    if (cl->dead) return;
+    size_t pending = cl->out_len - cl->out_off;
+    if (pending + len > API_MAX_OUTPUT) {
+        char why[96];
+        snprintf(why, sizeof why, "not reading (%zu bytes unsent)", pending);
+        api_client_drop(cl, why);
+        return;
+    }
+    if (cl->out_off > 0 && cl->out_len + len > cl->out_cap) {
+        memmove(cl->out, cl->out + cl->out_off, pending);
+        cl->out_off = 0;
+        cl->out_len = pending;
+    }
+    if (cl->out_len + len > cl->out_cap) {
+        size_t cap = cl->out_cap ? cl->out_cap : 4096;
+        while (cap < cl->out_len + len) cap *= 2;
+        char *p = realloc(cl->out, cap);
+        if (!p) {
+            api_client_drop(cl, "out of memory");
+            return;
+        }
+        cl->out = p;
+        cl->out_cap = cap;
+    }
+    memcpy(cl->out + cl->out_len, data, len);
+    cl->out_len += len;
+    if (!ev_is_active(&cl->wio)) client_flush(cl);
+}
+
+void api_client_send_json(api_client *cl, json_t *msg)
+{
+    char *text = json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    if (!text) return;
+    size_t n = strlen(text);
+    char *line = realloc(text, n + 1);
+    if (!line) {
+        free(text);
+        return;
+    }
+    line[n] = '\n';
+    api_client_send(cl, line, n + 1);
+    free(line);
+}
+
+/* Replies with an error that is not tied to a request id, then closes. */
+static void client_refuse(api_client *cl, const char *code, const char *message)
+{
+    json_t *e = json_pack("{s:n, s:{s:s, s:s}}", "id", "error", "code", code, "message", message);
+    if (e) {
+        api_client_send_json(cl, e);
+        json_decref(e);
+    }
+    cl->closing = true;
+    ev_io_stop(cl->srv->loop, &cl->rio);
+    client_close_if_done(cl);
+}
+
+/* Splits the input buffer into lines and dispatches each complete one. */
+static void client_process_input(api_client *cl)
+{
+    size_t start = 0;
+    while (!cl->dead && !cl->closing) {
+        char *nl = memchr(cl->in + start, '\n', cl->in_len - start);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (cl->in + start));
+        if (len > API_MAX_LINE) {
+            client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+            return;
+        }
+        api_dispatch(cl, cl->in + start, len);
+        start += len + 1;
+    }
+    if (cl->dead) return;
+    memmove(cl->in, cl->in + start, cl->in_len - start);
+    cl->in_len -= start;
+    if (!cl->closing && cl->in_len > API_MAX_LINE)
+        client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+}
+
+/* Reads what the client sent; EOF processes a last unterminated line and closes after the
+ * replies are written. */
+static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    api_client *cl = w->data;
+    api_server *s = cl->srv;
+    if (cl->in_cap - cl->in_len < API_READ_CHUNK) {
+        size_t cap = cl->in_cap ? cl->in_cap * 2 : 2 * API_READ_CHUNK;
+        char *p = realloc(cl->in, cap);
+        if (!p) {
+            api_client_drop(cl, "out of memory");
+            api_reap(s);
+            return;
+        }
+        cl->in = p;
+        cl->in_cap = cap;
+    }
+    ssize_t r = recv(cl->fd, cl->in + cl->in_len, cl->in_cap - cl->in_len, MSG_DONTWAIT);
+    if (r > 0) {
+        cl->in_len += (size_t)r;
+        client_process_input(cl);
+    } else if (r == 0) {
+        if (cl->in_len > 0 && cl->in_len <= API_MAX_LINE) api_dispatch(cl, cl->in, cl->in_len);
+        cl->in_len = 0;
+        if (!cl->dead) {
+            cl->closing = true;
+            ev_io_stop(s->loop, &cl->rio);
+            client_close_if_done(cl);
+        }
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        api_client_drop(cl, strerror(errno));
+    }
+    api_reap(s);
+}
+
+static void client_write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    api_client *cl = w->data;
+    client_flush(cl);
+    api_reap(cl->srv);
+}
+
+/* Accepts every pending connection; over max_clients a connection gets an error line and is
+ * closed. */
+static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)revents;
+    api_server *s = w->data;
+    for (;;) {
+        int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                log_warn("api: accept on %s: %s", s->path, strerror(errno));
+            break;
+        }
+        api_client *cl = calloc(1, sizeof *cl);
+        if (!cl) {
+            close(fd);
+            continue;
+        }
+        cl->srv = s;
+        cl->fd = fd;
+        cl->id = ++s->next_client_id;
+        ev_io_init(&cl->rio, client_read_cb, fd, EV_READ);
+        ev_io_init(&cl->wio, client_write_cb, fd, EV_WRITE);
+        cl->rio.data = cl->wio.data = cl;
+        cl->next = s->clients;
+        s->clients = cl;
+        s->n_clients++;
+        if (s->n_clients > s->max_clients) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "too many clients (max_clients = %d); closing",
+                     s->max_clients);
+            log_warn("api: client %u refused: %s", cl->id, msg);
+            client_refuse(cl, "too_many_clients", msg);
+            continue;
+        }
+        log_debug("api: client %u connected", cl->id);
+        ev_io_start(loop, &cl->rio);
+    }
+    api_reap(s);
+}
+
+static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    api_server *s = w->data;
+    api_telemetry_drain(s);
+    api_reap(s);
+}
+
+bool api_socket_in_use(const char *path)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path) return false;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    int r = connect(fd, (struct sockaddr *)&a, sizeof a);
+    close(fd);
+    return r == 0;
+}
+
+/* Removes a stale socket file at path; fails if it is not a socket or a server answers. */
+static int remove_stale_socket(const char *path, char *err, size_t err_len)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return 0;
+    if (!S_ISSOCK(st.st_mode)) {
+        snprintf(err, err_len, "%s exists and is not a socket", path);
+        return -1;
+    }
+    if (api_socket_in_use(path)) {
+        snprintf(err, err_len, "%s: another armd is already listening there", path);
+        return -1;
+    }
+    if (unlink(path) != 0) {
+        snprintf(err, err_len, "cannot remove stale socket %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
+                     size_t err_len)
+{
+    if (strlen(opt->path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        snprintf(err, err_len, "socket path too long (max 107 bytes): %s", opt->path);
+        return NULL;
+    }
+    if (remove_stale_socket(opt->path, err, err_len) != 0) return NULL;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, err_len, "socket: %s", strerror(errno));
+        return NULL;
+    }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", opt->path);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        snprintf(err, err_len, "cannot create socket %s: %s", opt->path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (chmod(opt->path, opt->mode & 07777) != 0)
+        log_warn("api: chmod %04o %s: %s", opt->mode, opt->path, strerror(errno));
+    if (opt->group && opt->group[0]) {
+        struct group *g = getgrnam(opt->group);
+        if (!g)
+            log_warn("api: socket group '%s' does not exist; %s keeps its default group",
+                     opt->group, opt->path);
+        else if (chown(opt->path, (uid_t)-1, g->gr_gid) != 0)
+            log_warn("api: chown %s to group %s: %s", opt->path, opt->group, strerror(errno));
+    }
+    if (listen(fd, 64) != 0) {
+        snprintf(err, err_len, "listen on %s: %s", opt->path, strerror(errno));
+        close(fd);
+        unlink(opt->path);
+        return NULL;
+    }
+    api_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        close(fd);
+        unlink(opt->path);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    s->loop = loop;
+    s->c = c;
+    s->fd = fd;
+    snprintf(s->path, sizeof s->path, "%s", opt->path);
+    snprintf(s->version, sizeof s->version, "%s", opt->version ? opt->version : "");
+    s->max_clients = opt->max_clients > 0 ? opt->max_clients : 16;
+    s->reload = opt->reload;
+    s->reload_ctx = opt->reload_ctx;
+    s->samples_cap = 256;
+    s->samples = calloc((size_t)s->samples_cap, sizeof *s->samples);
+    s->events_cap = 64;
+    s->events = calloc((size_t)s->events_cap, sizeof *s->events);
+    if (!s->samples || !s->events) {
+        api_close(s);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    ev_io_init(&s->accept_io, accept_cb, fd, EV_READ);
+    s->accept_io.data = s;
+    ev_io_start(loop, &s->accept_io);
+    ev_timer_init(&s->drain, drain_cb, API_DRAIN_S, API_DRAIN_S);
+    s->drain.data = s;
+    ev_timer_start(loop, &s->drain);
+    return s;
+}
+
+void api_close(api_server *s)
+{
+    if (!s) return;
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        client_flush(cl);
+        api_client_drop(cl, NULL);
+    }
+    api_reap(s);
+    ev_io_stop(s->loop, &s->accept_io);
+    ev_timer_stop(s->loop, &s->drain);
+    if (s->fd >= 0) close(s->fd);
+    unlink(s->path);
+    free(s->samples);
+    free(s->events);
+    free(s);
+}
+
+int api_client_count(const api_server *s)
+{
+    return s->n_clients;
+}

@@ -1,0 +1,52 @@
+/*
+ * api.h — armd's socket API: a UNIX stream socket served on the main thread's libev loop.
+ *
+ * Framing: one JSON object per line (UTF-8, '\n'), in and out. Requests
+ * {"id": any, "method": "name", "params": {...}} get {"id", "result"} or
+ * {"id", "error": {"code", "message"}}; a request without "id" gets no reply. Notifications
+ * ("telemetry", "state", "fault", "trajectory_done") carry no id. Bad input gets an error reply
+ * and the connection stays open; a line over API_MAX_LINE bytes gets an error and is closed.
+ * Output is buffered per client up to API_MAX_OUTPUT bytes with non-blocking writes; a client
+ * that does not read is dropped. Nothing here ever waits on a client.
+ */
+#ifndef ARMD_API_H
+#define ARMD_API_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "daemon/control.h"
+
+#define API_MAX_LINE   (1024 * 1024)     /* longest accepted request line [bytes] */
+#define API_MAX_OUTPUT (4 * 1024 * 1024) /* most unsent output per client before dropping it */
+#define API_MAX_POINTS 10000             /* most waypoints in one trajectory request */
+
+/* Reload hook (the same path as SIGHUP): loads the file again, applies what may change live.
+ * Returns 0 with changed filled ("" = nothing changed), or -1 with err filled. */
+typedef int (*api_reload_fn)(void *ctx, char *changed, size_t changed_len, ctl_error *err);
+
+typedef struct {
+    const char *path;  /* socket path */
+    unsigned mode;     /* file mode of the socket, e.g. 0660 */
+    const char *group; /* group owning the socket, "" = leave as created */
+    int max_clients;   /* connections beyond it are refused with an error line */
+    const char *version;
+    api_reload_fn reload;
+    void *reload_ctx;
+} api_options;
+
+typedef struct api_server api_server;
+
+/* Creates the listening socket (a stale socket file is replaced; a live one is an error) and
+ * starts serving on loop. NULL with err filled on failure. */
+api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
+                     size_t err_len);
+/* True when a server answers on path (another armd is running there). armd checks it before
+ * touching the arm, so that a second instance never disturbs servos another one drives. */
+bool api_socket_in_use(const char *path);
+/* Closes every client and the listening socket and unlinks the socket file. */
+void api_close(api_server *s);
+int api_client_count(const api_server *s);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * checkconfig.c — `armd --check-config FILE` (see checkconfig.h). No device is opened.
+ */
+#include "daemon/checkconfig.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "config/config.h"
+#include "drivers/drivers.h"
+#include "dynamics/dynamics.h"
+
+/* Prints one model finding from dyn_model_create (errors are already in the config report). */
+static void print_issue(void *ctx, int joint, const char *field, int is_error, const char *msg)
+{
+    FILE *out = ctx;
+    fprintf(out, "model: joint %d %s: %s%s\n", joint + 1, field, is_error ? "" : "warning: ", msg);
+}
+
+int armd_check_config(const char *path, FILE *out)
+{
+    armd_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg) return 2;
+    cfg_report rep;
+    cfg_report_init(&rep);
+    int errors = cfg_load(path, cfg, &rep);
+    cfg_report_print(&rep, out);
+    cfg_report_free(&rep);
+    if (errors) {
+        fprintf(out, "%s: not valid\n", path);
+        free(cfg);
+        return 2;
+    }
+    dyn_model *m = dyn_model_create(&cfg->model, print_issue, out);
+    dyn_data *d = m ? dyn_data_create(m) : NULL;
+    if (!m || !d) {
+        fprintf(out, "%s: the dynamics model cannot be built\n", path);
+        dyn_data_free(d);
+        dyn_model_free(m);
+        free(cfg);
+        return 2;
+    }
+    int n = cfg->n_joints;
+    double q0[CFG_MAX_JOINTS] = {0}, g0[CFG_MAX_JOINTS] = {0};
+    dyn_gravity(m, d, q0, g0);
+
+    double period_us = 1e6 / cfg->rate_hz;
+    fprintf(out, "arm %s: %d joints, %g Hz (period %.0f us), controller %s\n", cfg->name, n,
+            cfg->rate_hz, period_us, cfg_controller_name(cfg->controller));
+    fprintf(out, "driver %s on %s at %d baud\n",
+            cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", cfg->driver.port,
+            cfg->driver.baud);
+    fprintf(out, "\n%-3s %-16s %-9s %10s %10s %10s %12s %12s\n", "#", "joint", "type", "lower",
+            "upper", "mass[kg]", "torque lim", "G(0)");
+    double mass = cfg->model.payload.mass;
+    for (int i = 0; i < n; i++) {
+        const cfg_joint *j = &cfg->joint[i];
+        bool prism = cfg->model.joint[i].type == DYN_PRISMATIC;
+        mass += cfg->model.joint[i].mass;
+        fprintf(out, "%-3d %-16s %-9s %10.4f %10.4f %10.3f %9.3f %-2s %9.3f %-2s%s\n", i + 1,
+                j->name, prism ? "prismatic" : "revolute", j->lower, j->upper,
+                cfg->model.joint[i].mass, j->torque, prism ? "N" : "Nm", g0[i], prism ? "N" : "Nm",
+                fabs(g0[i]) > j->torque ? "  (exceeds the limit!)" : "");
+    }
+    fprintf(out, "(positions in rad or m)\n\n");
+    fprintf(out, "total mass: %.3f kg (payload %.3f kg)\n", mass, cfg->model.payload.mass);
+    int status = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(g0[i]) > cfg->joint[i].torque) {
+            fprintf(out,
+                    "warning: joint %s: gravity torque at the zero pose %.3f exceeds the "
+                    "torque limit %.3f\n",
+                    cfg->joint[i].name, g0[i], cfg->joint[i].torque);
+        }
+    double bus_us = drv_tick_bus_time_us(cfg);
+    fprintf(out, "bus time per tick: %.0f us of the %.0f us period (%.0f %%)\n", bus_us, period_us,
+            100.0 * bus_us / period_us);
+    if (!(bus_us < period_us)) {
+        fprintf(out,
+                "error: one tick needs %.0f us on the bus but the period is %.0f us: lower "
+                "[arm] rate_hz to at most %.0f Hz or raise [driver] baud\n",
+                bus_us, period_us, floor(1e6 / bus_us));
+        status = 1;
+    } else if (bus_us > 0.7 * period_us) {
+        fprintf(out,
+                "warning: the bus is busy %.0f %% of each period; little margin for "
+                "retries\n",
+                100.0 * bus_us / period_us);
+    }
+    fprintf(out, "%s: %s\n", path, status ? "NOT usable" : "valid");
+    dyn_data_free(d);
+    dyn_model_free(m);
+    free(cfg);
+    return status;
+}

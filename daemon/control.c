@@ -1,0 +1,234 @@
+/*
+ * control.c — armd's controller, main-thread side of its life (control.h): create, start,
+ * stop and free; the status, sample and event readers; liveness and stall detection. The
+ * control thread itself is in control_thread.c, the commands in control_cmd.c; the shared
+ * struct in control_internal.h.
+ */
+#include "daemon/control.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "daemon/control_internal.h"
+#include "daemon/log.h"
+#include "daemon/rt.h"
+
+#define SAMPLE_RING 4096 /* telemetry samples kept (about 1 s at 4 kHz) */
+#define EVENT_RING  256  /* events kept */
+
+/* "disabled", "holding", ... (the safety state machine's names). */
+const char *ctl_state_name(ctl_state s)
+{
+    return sf_state_name((sf_state)s);
+}
+
+/* Fills *e (if not NULL) with a one-word code and a formatted sentence. */
+void ctl_set_err(ctl_error *e, const char *code, const char *fmt, ...)
+{
+    if (!e) return;
+    snprintf(e->code, sizeof e->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
+
+/* ======================================================================= life cycle */
+
+/* Checks the arguments, copies cfg, allocates everything the control thread will use (so a
+ * tick never allocates) and publishes the initial, disabled status. */
+ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error *err)
+{
+    if (!cfg || !model || !driver) {
+        ctl_set_err(err, "invalid_params",
+                    "ctl_create needs a configuration, a model and a driver");
+        return NULL;
+    }
+    if (dyn_model_dof(model) != cfg->n_joints) {
+        ctl_set_err(err, "config", "the model has %d joints, the configuration %d",
+                    dyn_model_dof(model), cfg->n_joints);
+        return NULL;
+    }
+    if (!(cfg->rate_hz > 0)) {
+        ctl_set_err(err, "config", "rate_hz must be positive");
+        return NULL;
+    }
+    ctl *c = calloc(1, sizeof *c);
+    if (!c) {
+        ctl_set_err(err, "internal", "out of memory");
+        return NULL;
+    }
+    c->cfg = *cfg;
+    c->n = cfg->n_joints;
+    c->period = 1.0 / cfg->rate_hz;
+    c->period_ns = (int64_t)llround(1e9 / cfg->rate_hz);
+    c->model = model;
+    c->driver = driver;
+    c->tail_slot = -1;
+    c->next_id = 1;
+    traj_limits_from_config(&c->lim, cfg);
+    law_params_from_config(&c->params[0], cfg);
+    c->params[1] = c->params[0];
+    atomic_init(&c->params_active, 0);
+    c->data = dyn_data_create(model);
+    bool ok = c->data != NULL;
+    ok = ok && hf_mailbox_init(&c->cmds, sizeof(ctl_cmd), 16) == 0;
+    ok = ok && hf_seqlock_init(&c->status, sizeof(ctl_pub)) == 0;
+    ok = ok && hf_ring_init(&c->samples, sizeof(ctl_sample), SAMPLE_RING) == 0;
+    ok = ok && hf_ring_init(&c->events, sizeof(ctl_event), EVENT_RING) == 0;
+    for (int i = 0; i < N_PLANS; i++) {
+        ok = ok && traj_plan_alloc(&c->plans[i], c->n, TRAJ_MAX_POINTS) == 0;
+        atomic_init(&c->plan_owner[i], 0);
+    }
+    tt_reset(&c->late);
+    tt_reset(&c->read);
+    tt_reset(&c->compute);
+    tt_reset(&c->write);
+    ctl_rt *r = &c->rt;
+    r->state = SF_DISABLED;
+    r->law = cfg->controller;
+    r->active = -1;
+    if (!ok) {
+        ctl_set_err(err, "internal", "out of memory creating the controller");
+        c->model = NULL; /* the caller keeps what it passed */
+        c->driver = NULL;
+        ctl_free(c);
+        return NULL;
+    }
+    ctl_publish(c);
+    return c;
+}
+
+/* Reads the initial state, locks memory, starts the thread with the configured priority and
+ * CPU (one warning each when refused), then lets it run. */
+int ctl_start(ctl *c, ctl_error *err)
+{
+    if (c->started) {
+        ctl_set_err(err, "bad_state", "the control thread is already running");
+        return -1;
+    }
+    if (ctl_read_initial_state(c, err)) return -1;
+    char why[200];
+    if (c->cfg.realtime.lock_memory && rt_lock_memory(why, sizeof why)) log_warn("%s", why);
+    if (pthread_create(&c->thread, NULL, ctl_thread_main, c) != 0) {
+        ctl_set_err(err, "internal", "could not start the control thread");
+        return -1;
+    }
+    c->started = true;
+    if (rt_set_fifo(c->thread, c->cfg.realtime.priority, why, sizeof why)) log_warn("%s", why);
+    if (rt_pin_cpu(c->thread, c->cfg.realtime.cpu, why, sizeof why)) log_warn("%s", why);
+    clock_gettime(CLOCK_MONOTONIC, &c->alive_when);
+    atomic_store_explicit(&c->go, 1, memory_order_release);
+    return 0;
+}
+
+/* Asks the thread to stop (it zeroes the torque and disables on its way out) and joins it,
+ * cancelling it after 2 s. Without a thread, zeroes the torque from here. */
+void ctl_stop(ctl *c)
+{
+    if (!c || c->stopped) return;
+    c->stopped = true;
+    if (!c->started) {
+        if (c->driver) ctl_torque_off(c);
+        return;
+    }
+    atomic_store_explicit(&c->stop_request, 1, memory_order_release);
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 2;
+    if (pthread_timedjoin_np(c->thread, NULL, &dl) != 0) {
+        log_err("the control thread did not stop within 2 s; cancelling it");
+        pthread_cancel(c->thread);
+        pthread_join(c->thread, NULL);
+    }
+}
+
+/* Stops, then frees everything, including the model and driver it owns. */
+void ctl_free(ctl *c)
+{
+    if (!c) return;
+    ctl_stop(c);
+    for (int i = 0; i < N_PLANS; i++) traj_plan_free(&c->plans[i]);
+    hf_mailbox_free(&c->cmds);
+    hf_seqlock_free(&c->status);
+    hf_ring_free(&c->samples);
+    hf_ring_free(&c->events);
+    if (c->data) dyn_data_free(c->data);
+    if (c->model) dyn_model_free(c->model);
+    if (c->driver) drv_close(c->driver);
+    free(c);
+}
+
+/* ========================================================================= liveness */
+
+/* True when the tick counter moved since the last call (and the thread has not exited);
+ * remembers when it last moved. */
+bool ctl_alive(ctl *c)
+{
+    uint64_t t = atomic_load_explicit(&c->ticks, memory_order_acquire);
+    bool moved = t != c->alive_ticks;
+    if (moved) {
+        c->alive_ticks = t;
+        clock_gettime(CLOCK_MONOTONIC, &c->alive_when);
+    }
+    return moved && !atomic_load_explicit(&c->exited, memory_order_acquire);
+}
+
+/* True when no tick completed for more than max_seconds [s]; then asks the control thread
+ * (once) to fault with the reason. */
+bool ctl_stalled(ctl *c, double max_seconds)
+{
+    if (!c->started || c->stopped) return false;
+    ctl_alive(c);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double since = (double)(now.tv_sec - c->alive_when.tv_sec) +
+                   (double)(now.tv_nsec - c->alive_when.tv_nsec) * 1e-9;
+    if (since <= max_seconds) return false;
+    if (!atomic_load_explicit(&c->stall_request, memory_order_acquire)) {
+        snprintf(c->stall_reason, sizeof c->stall_reason,
+                 "control thread stalled: no tick for %.0f ms", since * 1e3);
+        atomic_store_explicit(&c->stall_request, 1, memory_order_release);
+    }
+    return true;
+}
+
+/* ========================================================================== readers */
+
+/* The last published status plus the timing quantiles [us] read from the histograms. */
+void ctl_status_get(ctl *c, ctl_status *out)
+{
+    ctl_pub pub;
+    ctl_read_pub(c, &pub);
+    *out = pub.st;
+    ctl_timing *t[4] = {&out->lateness, &out->read, &out->compute, &out->write};
+    tt_hist *h[4] = {&c->late, &c->read, &c->compute, &c->write};
+    for (int i = 0; i < 4; i++) {
+        t[i]->p50_us = tt_quantile_us(h[i], 0.5);
+        t[i]->p99_us = tt_quantile_us(h[i], 0.99);
+        t[i]->max_us = tt_max_us(h[i]);
+    }
+    out->rate_hz = c->cfg.rate_hz;
+}
+
+/* The running configuration (main thread's copy). */
+const armd_config *ctl_config(ctl *c)
+{
+    return &c->cfg;
+}
+
+/* Telemetry samples newer than *cursor, oldest first (see control.h). */
+int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max)
+{
+    return hf_ring_read(&c->samples, cursor, out, max, NULL);
+}
+
+/* Events newer than *cursor, oldest first (see control.h). */
+int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max)
+{
+    return hf_ring_read(&c->events, cursor, out, max, NULL);
+}

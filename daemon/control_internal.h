@@ -1,0 +1,244 @@
+/*
+ * control_internal.h — private to the control module (daemon/control*.c; daemon/control.h is
+ * the only public way in): the controller struct shared by the main thread and the control
+ * thread, the mailbox command format, small shared helpers, and the functions the control
+ * files call across each other.
+ *
+ * Files, one job each:
+ *   control.c        main thread: create/start/stop/free, status/sample/event readers, liveness
+ *   control_cmd.c    main thread: commands through the mailbox, plan building, gains, reload
+ *   control_thread.c control thread: the tick loop and one tick, faults, estop, publishing
+ *   control_apply.c  control thread: applying the mailbox commands
+ *   control_motion.c control thread: following plans (queue, settling, cancel stop, path check)
+ */
+#ifndef ARMD_CONTROL_INTERNAL_H
+#define ARMD_CONTROL_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/control.h"
+#include "daemon/controller.h"
+#include "daemon/handoff.h"
+#include "daemon/safety.h"
+#include "daemon/ticktime.h"
+#include "daemon/trajectory.h"
+
+#define N_PLANS 6  /* plan slots: active + queued + one being built */
+#define N_ACKS  64 /* acknowledgement slots (by command seq) */
+
+_Static_assert((int)SF_DISABLED == (int)CTL_DISABLED && (int)SF_ESTOP == (int)CTL_ESTOP,
+               "safety states mirror ctl_state");
+
+typedef enum {
+    CMD_ENABLE,
+    CMD_DISABLE,
+    CMD_HOLD,
+    CMD_ESTOP,
+    CMD_RESET,
+    CMD_CANCEL,
+    CMD_TRAJ,
+    CMD_PARAMS,
+    CMD_CONTROLLER,
+    CMD_PAYLOAD
+} cmd_type;
+
+/* One mailbox command (main thread -> control thread). */
+typedef struct {
+    uint64_t seq;
+    cmd_type type;
+    int slot;          /* CMD_TRAJ: plan slot; CMD_PARAMS: parameter block */
+    bool append;       /* CMD_TRAJ */
+    uint32_t after_id; /* CMD_TRAJ append: the plan it was built to follow (0 = none) */
+    cfg_controller law;
+    dyn_payload payload; /* CMD_PAYLOAD */
+} ctl_cmd;
+
+/* The control thread's answer to one command. */
+typedef struct {
+    int rc;
+    ctl_error err;
+} ctl_ack;
+
+/* What the status seqlock carries: the public status plus the desired acceleration (the
+ * anchor of a new trajectory). */
+typedef struct {
+    ctl_status st;
+    double qdd_des[CFG_MAX_JOINTS];
+} ctl_pub;
+
+/* Control-thread-only state. */
+typedef struct {
+    sf_state state;
+    char fault[160];
+    cfg_controller law;
+    law_state ls;
+    sf_reads reads;
+    drv_state ds;
+    bool have_state, fresh;
+    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], q_prev[CFG_MAX_JOINTS];
+    uint64_t t_prev_ns;
+    double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS], qdd_des[CFG_MAX_JOINTS];
+    double tau[CFG_MAX_JOINTS];
+    /* motion */
+    int active;                  /* plan slot, -1 none */
+    int queue[N_PLANS], n_queue; /* appended plan slots */
+    double plan_t;
+    int seg;
+    bool settling;
+    double settle_for, after_end;
+    bool stopping;
+    uint32_t stop_id;
+    traj_stop stop;
+    double stop_t;
+    /* fault reaction */
+    bool damping;
+    double damp_t;
+    bool wrote_this_tick;
+    /* counters and time */
+    uint64_t tick, overruns, failed_reads, saturations;
+    double time;
+    ctl_pub pub;
+    ctl_sample sample;
+    ctl_event ev;
+} ctl_rt;
+
+struct ctl {
+    /* main thread */
+    armd_config cfg;
+    traj_limits lim;
+    uint64_t cmd_seq;
+    uint32_t next_id;
+    int tail_slot; /* last plan handed over, for append */
+    uint32_t tail_id;
+    traj_state tail_end;
+    double plan_duration[N_PLANS];
+    uint64_t alive_ticks;
+    struct timespec alive_when;
+    bool started, stopped;
+    pthread_t thread;
+    /* shared */
+    int n;
+    double period;
+    int64_t period_ns;
+    dyn_model *model;
+    dyn_data *data;
+    drv *driver;
+    hf_mailbox cmds;
+    ctl_ack acks[N_ACKS];
+    _Atomic uint64_t acked;
+    _Atomic int estop_request, stop_request, go, exited, stall_request;
+    char stall_reason[160];
+    hf_seqlock status;
+    hf_ring samples, events;
+    tt_hist late, read, compute, write;
+    law_params params[2];
+    _Atomic int params_active;
+    traj_plan plans[N_PLANS];
+    _Atomic int plan_owner[N_PLANS]; /* 0 = main thread, 1 = control thread */
+    _Atomic uint64_t ticks;
+    /* control thread */
+    ctl_rt rt;
+};
+
+/* ------------------------------------------------------------------ shared inline helpers */
+
+/* CLOCK_MONOTONIC now [ns]. */
+static inline int64_t ctl_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Sleeps 100 us (polling waits: the control thread's start, a command's acknowledgement). */
+static inline void ctl_nap_100us(void)
+{
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+}
+
+/* The parameter block in use (the other one is filled by the main thread before a swap). */
+static inline const law_params *ctl_live_params(ctl *c)
+{
+    return &c->params[atomic_load_explicit(&c->params_active, memory_order_acquire)];
+}
+
+/* Main thread: true while a control thread runs and takes commands; when false, the main
+ * thread may change the controller directly. */
+static inline bool ctl_thread_running(ctl *c)
+{
+    return c->started && !atomic_load_explicit(&c->exited, memory_order_acquire);
+}
+
+/* Main thread: the last published status and desired acceleration (all zero before the
+ * first publish). */
+static inline void ctl_read_pub(ctl *c, ctl_pub *out)
+{
+    if (!hf_seqlock_read(&c->status, out)) memset(out, 0, sizeof *out);
+}
+
+/* Control thread: gives a plan slot back to the main thread (slot < 0: nothing). */
+static inline void ctl_release_slot(ctl *c, int slot)
+{
+    if (slot >= 0) atomic_store_explicit(&c->plan_owner[slot], 0, memory_order_release);
+}
+
+/* Control thread: holds at q [rad or m per joint] with zero desired velocity and
+ * acceleration. */
+static inline void ctl_hold_at(ctl *c, const double *q)
+{
+    for (int j = 0; j < c->n; j++) {
+        c->rt.q_des[j] = q[j];
+        c->rt.qd_des[j] = c->rt.qdd_des[j] = 0;
+    }
+}
+
+/* ------------------------------------------------------------------------------ control.c */
+
+/* Fills *e (if not NULL) with a one-word code and a formatted sentence. */
+void ctl_set_err(ctl_error *e, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ----------------------------------------------------------------------- control_thread.c */
+
+/* The control thread's body (pthread start routine; arg is the ctl). */
+void *ctl_thread_main(void *arg);
+/* Before the thread starts: reads the first state, holds there and publishes it. */
+int ctl_read_initial_state(ctl *c, ctl_error *err);
+/* Fills the status snapshot and the sample, publishes both. */
+void ctl_publish(ctl *c);
+/* Publishes an event; text from fmt (NULL = ""). */
+void ctl_emit(ctl *c, ctl_event_type type, uint32_t traj_id, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Changes the state, with a state event when it changed. */
+void ctl_set_state(ctl *c, sf_state s);
+/* Zero torque written, servos disabled, damping stop ended. Control thread, or the main
+ * thread while no control thread runs. */
+void ctl_torque_off(ctl *c);
+/* A fault: torque reaction, state fault, motion ends, events. */
+void ctl_fault(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Emergency stop: torque off, motion ends, state estop. */
+void ctl_estop_now(ctl *c);
+
+/* ------------------------------------------------------------------------ control_apply.c */
+
+/* Applies the queued mailbox commands; returns the last seq handled (0 = none). */
+uint64_t ctl_process_commands(ctl *c);
+
+/* ----------------------------------------------------------------------- control_motion.c */
+
+/* Ends every trajectory (active, queued, stopping) with the given text. */
+void ctl_drop_motion(ctl *c, const char *why);
+/* Starts plan slot now from the present desired state; state moving. */
+void ctl_start_plan(ctl *c, int slot);
+/* Advances the desired state along the active motion by dt [s]. */
+void ctl_advance_motion(ctl *c, const law_params *p, double dt);
+/* Path tolerance while moving: abort, hold the present position, say why. */
+void ctl_check_path(ctl *c, const law_params *p);
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * control_thread.c — armd's control thread: fixed-rate ticks on absolute CLOCK_MONOTONIC
+ * deadlines. Each tick: estop flag -> drv_read -> commands -> velocity estimate -> trajectory
+ * sample -> control law -> safety -> limits -> drv_write -> publish (status seqlock, sample
+ * ring, event ring). Also the fault and estop reactions and the publishing. A tick never
+ * allocates, locks or logs.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon/control_internal.h"
+#include "daemon/rt.h"
+
+/* Publishes an event stamped with the present time and state; text from fmt (NULL = ""). */
+void ctl_emit(ctl *c, ctl_event_type type, uint32_t traj_id, const char *fmt, ...)
+{
+    ctl_rt *r = &c->rt;
+    ctl_event *e = &r->ev;
+    e->time = r->time;
+    e->type = type;
+    e->state = (ctl_state)r->state;
+    e->traj_id = traj_id;
+    e->text[0] = 0;
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(e->text, sizeof e->text, fmt, ap);
+        va_end(ap);
+    }
+    e->seq = hf_ring_head(&c->events) + 1;
+    hf_ring_push(&c->events, e);
+}
+
+/* Changes the state, with a state event when it changed. */
+void ctl_set_state(ctl *c, sf_state s)
+{
+    if (c->rt.state == s) return;
+    c->rt.state = s;
+    ctl_emit(c, CTL_EV_STATE, 0, "%s", sf_state_name(s));
+}
+
+/* ============================================================================== torque */
+
+/* Sets the commanded torque and the limiter's previous torque to zero (nothing written). */
+static void zero_tau(ctl *c)
+{
+    for (int j = 0; j < c->n; j++) c->rt.tau[j] = c->rt.ls.tau_prev[j] = 0;
+}
+
+/* Zero torque written, servos disabled, damping stop ended. Control thread, or the main
+ * thread while no control thread runs. */
+void ctl_torque_off(ctl *c)
+{
+    drv_fault f;
+    zero_tau(c);
+    drv_write(c->driver, c->rt.tau, &f);
+    c->rt.wrote_this_tick = true;
+    drv_enable(c->driver, false, &f);
+    c->rt.damping = false;
+}
+
+/* The damping stop's torque [N m or N] at the present state, limited over dt [s]. */
+static void damp_torque(ctl *c, const law_params *p, double dt)
+{
+    ctl_rt *r = &c->rt;
+    law_damp(p, c->model, c->data, r->q, r->qd, r->tau);
+    law_limit(p, dt, &r->ls, r->tau);
+}
+
+/* First the torque reaction (off, or the damping stop's first torque), then the state and
+ * events. Ignored in fault or estop. */
+void ctl_fault(ctl *c, const char *fmt, ...)
+{
+    ctl_rt *r = &c->rt;
+    if (r->state == SF_FAULT || r->state == SF_ESTOP) return;
+    const law_params *p = ctl_live_params(c);
+    bool was_enabled = r->state == SF_HOLDING || r->state == SF_MOVING;
+    if (was_enabled && p->safety.on_fault == ON_FAULT_DAMP && r->fresh) {
+        damp_torque(c, p, c->period);
+        drv_fault f;
+        drv_write(c->driver, r->tau, &f);
+        r->wrote_this_tick = true;
+        r->damping = true;
+        r->damp_t = 0;
+    } else {
+        ctl_torque_off(c);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->fault, sizeof r->fault, fmt, ap);
+    va_end(ap);
+    r->state = SF_FAULT; /* before the events, so they carry it */
+    char why[200];
+    snprintf(why, sizeof why, "aborted: fault: %s", r->fault);
+    ctl_drop_motion(c, why);
+    ctl_emit(c, CTL_EV_FAULT, 0, "%s", r->fault);
+    ctl_emit(c, CTL_EV_STATE, 0, "%s", sf_state_name(SF_FAULT));
+}
+
+/* Emergency stop: torque off, every trajectory aborted, state estop. */
+void ctl_estop_now(ctl *c)
+{
+    ctl_torque_off(c);
+    ctl_drop_motion(c, "aborted: estop");
+    ctl_set_state(c, SF_ESTOP);
+}
+
+/* ============================================================================ a tick */
+
+/* Velocity [rad/s or m/s]: the device's, or the differentiated position through a
+ * first-order low-pass qd += alpha (raw - qd), alpha = dt / (dt + 1 / (2 pi f)). Also takes
+ * the read position as the present one. */
+static void estimate_velocity(ctl *c, const law_params *p)
+{
+    ctl_rt *r = &c->rt;
+    bool first = r->t_prev_ns == 0;
+    uint64_t now = r->ds.host_time_ns ? r->ds.host_time_ns : (uint64_t)ctl_mono_ns();
+    double dt = first ? c->period : (double)((int64_t)now - (int64_t)r->t_prev_ns) * 1e-9;
+    if (!(dt > 0)) dt = c->period;
+    if (p->velocity_source == VELOCITY_DEVICE && r->ds.has_velocity) {
+        for (int j = 0; j < c->n; j++) r->qd[j] = r->ds.qd[j];
+    } else {
+        double alpha = 1;
+        if (p->velocity_filter_hz > 0) alpha = dt / (dt + 1 / (2 * M_PI * p->velocity_filter_hz));
+        for (int j = 0; j < c->n; j++) {
+            double raw = first ? 0 : (r->ds.q[j] - r->q_prev[j]) / dt;
+            r->qd[j] += alpha * (raw - r->qd[j]);
+        }
+    }
+    for (int j = 0; j < c->n; j++) r->q[j] = r->q_prev[j] = r->ds.q[j];
+    r->t_prev_ns = now;
+}
+
+/* Before the thread starts: reads the first state, holds there and publishes it. */
+int ctl_read_initial_state(ctl *c, ctl_error *err)
+{
+    ctl_rt *r = &c->rt;
+    drv_fault f;
+    if (drv_read(c->driver, &r->ds, &f) != 0) {
+        ctl_set_err(err, "device", "could not read the initial state: %s: %s",
+                    drv_status_name(f.status), f.message);
+        return -1;
+    }
+    estimate_velocity(c, ctl_live_params(c));
+    r->have_state = r->fresh = true;
+    ctl_hold_at(c, r->q);
+    ctl_publish(c);
+    return 0;
+}
+
+/* Fills the status snapshot (seqlock) and the tick's sample (ring) from the thread state. */
+void ctl_publish(ctl *c)
+{
+    ctl_rt *r = &c->rt;
+    ctl_status *s = &r->pub.st;
+    int n = c->n;
+    s->state = (ctl_state)r->state;
+    memcpy(s->fault, r->fault, sizeof s->fault);
+    s->time = r->time;
+    s->n = n;
+    for (int j = 0; j < n; j++) {
+        s->q[j] = r->q[j];
+        s->qd[j] = r->qd[j];
+        s->tau[j] = r->tau[j];
+        s->q_des[j] = r->q_des[j];
+        s->qd_des[j] = r->qd_des[j];
+        s->error[j] = r->q_des[j] - r->q[j];
+        r->pub.qdd_des[j] = r->qdd_des[j];
+    }
+    s->controller = r->law;
+    s->traj_id = 0;
+    s->traj_progress = 0;
+    s->traj_remaining = 0;
+    if (r->active >= 0) {
+        const traj_plan *pl = &c->plans[r->active];
+        double rem = fmax(0, pl->duration - r->plan_t);
+        for (int i = 0; i < r->n_queue; i++) rem += c->plans[r->queue[i]].duration;
+        s->traj_id = pl->id;
+        s->traj_progress = pl->duration > 0 ? fmin(1, r->plan_t / pl->duration) : 1;
+        s->traj_remaining = rem;
+    } else if (r->stopping) {
+        s->traj_id = r->stop_id;
+        s->traj_progress = r->stop.duration > 0 ? fmin(1, r->stop_t / r->stop.duration) : 1;
+        s->traj_remaining = fmax(0, r->stop.duration - r->stop_t);
+    }
+    s->ticks = r->tick;
+    s->overruns = r->overruns;
+    s->failed_reads = r->failed_reads;
+    s->saturations = r->saturations;
+    s->rate_hz = 1.0 / c->period;
+    hf_seqlock_write(&c->status, &r->pub);
+
+    ctl_sample *m = &r->sample;
+    m->tick = r->tick;
+    m->time = r->time;
+    m->state = s->state;
+    memcpy(m->q, s->q, sizeof(double) * (size_t)n);
+    memcpy(m->qd, s->qd, sizeof(double) * (size_t)n);
+    memcpy(m->tau, s->tau, sizeof(double) * (size_t)n);
+    memcpy(m->q_des, s->q_des, sizeof(double) * (size_t)n);
+    memcpy(m->qd_des, s->qd_des, sizeof(double) * (size_t)n);
+    hf_ring_push(&c->samples, m);
+}
+
+/* Takes the result rc of the tick's drv_read: the new state and velocity, or on failure
+ * counts it and faults on a device alert or on too many consecutive failures. Sets
+ * r->fresh. */
+static void take_read(ctl *c, const law_params *p, int rc, const drv_fault *f)
+{
+    ctl_rt *r = &c->rt;
+    r->fresh = rc == 0;
+    if (r->fresh) {
+        sf_read_ok(&r->reads);
+        estimate_velocity(c, p);
+        r->have_state = true;
+        return;
+    }
+    r->failed_reads++;
+    if (f->status == DRV_EALERT || f->status == DRV_EDEVICE) {
+        if (f->device_id >= 0)
+            ctl_fault(c, "device alert from device %d: %s", f->device_id, f->message);
+        else
+            ctl_fault(c, "device alert: %s", f->message);
+    } else if (sf_read_failed(&r->reads, p)) {
+        ctl_fault(c, "%d consecutive failed reads (last: %s: %s)", r->reads.consecutive,
+                  drv_status_name(f->status), f->message);
+    }
+}
+
+/* The tick's torque [N m or N] into r->tau: the control law while enabled (after the motion
+ * step and the safety checks), the damping stop after a fault, else zero. */
+static void compute_torque(ctl *c, const law_params *p, double dt)
+{
+    ctl_rt *r = &c->rt;
+    if (r->state == SF_HOLDING || r->state == SF_MOVING) {
+        if (!r->fresh) return;
+        ctl_advance_motion(c, p, dt);
+        if (r->law == CTRL_GRAVITY_COMP && r->state == SF_HOLDING)
+            ctl_hold_at(c, r->q); /* floating: the desired state follows the arm */
+        char why[160];
+        if (sf_check_tick(p, r->q, r->qd, r->q_des, why, sizeof why)) {
+            ctl_fault(c, "%s", why);
+        } else {
+            ctl_check_path(c, p);
+            law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des,
+                        dt, &r->ls, r->tau);
+            r->saturations += (uint64_t)law_limit(p, dt, &r->ls, r->tau);
+        }
+    } else if (r->state == SF_FAULT && r->damping) {
+        r->damp_t += dt;
+        if (!r->fresh || sf_damp_done(p, r->qd, r->damp_t))
+            ctl_torque_off(c);
+        else
+            damp_torque(c, p, dt);
+    } else {
+        zero_tau(c);
+    }
+}
+
+/* Writes r->tau unless already written this tick or there is nothing safe to write (enabled
+ * without a fresh state, or damping without one); a failed write while enabled counts like a
+ * failed read. */
+static void write_torque(ctl *c, const law_params *p)
+{
+    ctl_rt *r = &c->rt;
+    if (r->wrote_this_tick || !(r->fresh || r->state == SF_DISABLED || r->state == SF_ESTOP ||
+                                (r->state == SF_FAULT && !r->damping)))
+        return;
+    drv_fault f;
+    if (drv_write(c->driver, r->tau, &f) != 0 &&
+        (r->state == SF_HOLDING || r->state == SF_MOVING)) {
+        r->failed_reads++;
+        if (f.status == DRV_EALERT || f.status == DRV_EDEVICE)
+            ctl_fault(c, "device alert on write: %s", f.message);
+        else if (sf_read_failed(&r->reads, p))
+            ctl_fault(c, "%d consecutive failed transfers (last write: %s: %s)",
+                      r->reads.consecutive, drv_status_name(f.status), f.message);
+    }
+}
+
+/* One control tick; dt is the time since the previous one [s] (more than a period after an
+ * overrun). Everything goes out through ctl_publish() and the acknowledgement counter. */
+static void tick(ctl *c, double dt)
+{
+    ctl_rt *r = &c->rt;
+    r->wrote_this_tick = false;
+    if (atomic_exchange_explicit(&c->estop_request, 0, memory_order_acquire)) ctl_estop_now(c);
+
+    drv_fault f;
+    int64_t t0 = ctl_mono_ns();
+    int rc = drv_read(c->driver, &r->ds, &f);
+    int64_t t1 = ctl_mono_ns();
+    tt_add(&c->read, t1 - t0);
+    take_read(c, ctl_live_params(c), rc, &f);
+    uint64_t acked = ctl_process_commands(c);
+    const law_params *p = ctl_live_params(c);
+    if (atomic_exchange_explicit(&c->stall_request, 0, memory_order_acquire))
+        ctl_fault(c, "%s", c->stall_reason);
+    compute_torque(c, p, dt);
+    int64_t t2 = ctl_mono_ns();
+    tt_add(&c->compute, t2 - t1);
+    write_torque(c, p);
+    tt_add(&c->write, ctl_mono_ns() - t2);
+    ctl_publish(c);
+    if (acked) atomic_store_explicit(&c->acked, acked, memory_order_release);
+}
+
+/* The control thread: waits for go, then ticks on absolute deadlines (counting skipped
+ * periods as overruns, faulting on a late wake-up while enabled) until asked to stop; then
+ * the safe shutdown. */
+void *ctl_thread_main(void *arg)
+{
+    ctl *c = arg;
+    ctl_rt *r = &c->rt;
+    rt_prefault_stack(128 * 1024);
+    while (!atomic_load_explicit(&c->go, memory_order_acquire)) ctl_nap_100us();
+    int64_t start = ctl_mono_ns(), next = start;
+    while (!atomic_load_explicit(&c->stop_request, memory_order_acquire)) {
+        next += c->period_ns;
+        struct timespec ts = {(time_t)(next / 1000000000), (long)(next % 1000000000)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+        int64_t now = ctl_mono_ns(), late = now - next;
+        tt_add(&c->late, late);
+        int64_t skipped = late >= c->period_ns ? late / c->period_ns : 0;
+        next += skipped * c->period_ns;
+        r->overruns += (uint64_t)skipped;
+        double dt = c->period * (double)(1 + skipped);
+        r->time = (double)(next - start) * 1e-9;
+        r->tick++;
+        if (late > (int64_t)(CTL_STALL_SECONDS * 1e9) &&
+            (r->state == SF_HOLDING || r->state == SF_MOVING))
+            ctl_fault(c, "control thread stalled: a tick was %.0f ms late", (double)late * 1e-6);
+        tick(c, dt);
+        atomic_fetch_add_explicit(&c->ticks, 1, memory_order_release);
+    }
+    /* safe shutdown: torque off first, then the state */
+    ctl_torque_off(c);
+    ctl_drop_motion(c, "cancelled: stopping");
+    if (r->state != SF_FAULT && r->state != SF_ESTOP) ctl_set_state(c, SF_DISABLED);
+    ctl_publish(c);
+    atomic_store_explicit(&c->exited, 1, memory_order_release);
+    return NULL;
+}

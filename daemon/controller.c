@@ -1,0 +1,111 @@
+/*
+ * controller.c — computed-torque, PD + gravity and gravity-compensation laws, torque clamp and
+ * rate limit (see controller.h). Computed torque: Craig, "Introduction to Robotics", ch. 10
+ * (tau = M(q) a + V + G + F with a = qdd_d + Kv e' + Kp e + Ki int e); the Newton-Euler
+ * recursion evaluates it in one pass (seed 000, Luh-Walker-Paul).
+ */
+#include "daemon/controller.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void law_params_from_config(law_params *p, const armd_config *cfg)
+{
+    memset(p, 0, sizeof *p);
+    p->n = cfg->n_joints;
+    p->law = cfg->controller;
+    for (int j = 0; j < p->n; j++) {
+        const cfg_joint *cj = &cfg->joint[j];
+        snprintf(p->name[j], CFG_NAME_MAX, "%s", cj->name);
+        p->kp[j] = cj->kp;
+        p->kd[j] = cj->kd;
+        p->ki[j] = cj->ki;
+        p->i_limit[j] = cj->i_limit;
+        p->torque[j] = cj->torque;
+        p->torque_rate[j] = cj->torque_rate_limit;
+        p->damping[j] = cj->damping;
+        p->lower[j] = cj->lower;
+        p->upper[j] = cj->upper;
+        p->velocity[j] = cj->velocity;
+        p->acceleration[j] = cj->acceleration;
+        p->following_error[j] = cj->following_error;
+    }
+    p->safety = cfg->safety;
+    p->trajectory = cfg->trajectory;
+    p->velocity_source = cfg->velocity_source;
+    p->velocity_filter_hz = cfg->velocity_filter_hz;
+}
+
+void law_reset(law_state *s, int n)
+{
+    for (int j = 0; j < n; j++) s->integral[j] = s->tau_prev[j] = 0;
+}
+
+/* Integrates e dt into s->integral with the anti-windup bound |I| <= i_limit. */
+static void integrate(const law_params *p, const double *e, double dt, law_state *s)
+{
+    for (int j = 0; j < p->n; j++) {
+        double i = s->integral[j] + e[j] * dt, lim = p->i_limit[j];
+        if (lim > 0)
+            i = fmax(-lim, fmin(lim, i));
+        else if (p->ki[j] == 0)
+            i = 0;
+        s->integral[j] = i;
+    }
+}
+
+void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,
+                 const double *q, const double *qd, const double *q_des, const double *qd_des,
+                 const double *qdd_des, double dt, law_state *s, double *tau)
+{
+    int n = p->n;
+    double e[CFG_MAX_JOINTS] = {0}, aux[CFG_MAX_JOINTS] = {0};
+    for (int j = 0; j < n; j++) e[j] = q_des[j] - q[j];
+    switch (law) {
+    case CTRL_COMPUTED_TORQUE:
+        integrate(p, e, dt, s);
+        for (int j = 0; j < n; j++)
+            aux[j] = qdd_des[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->kp[j] * e[j] +
+                     p->ki[j] * s->integral[j];
+        dyn_rnea(m, d, q, qd, aux, NULL, DYN_ALL, tau);
+        break;
+    case CTRL_PD_GRAVITY:
+        integrate(p, e, dt, s);
+        dyn_gravity(m, d, q, tau);
+        for (int j = 0; j < n; j++)
+            tau[j] += p->kp[j] * e[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->ki[j] * s->integral[j];
+        break;
+    case CTRL_GRAVITY_COMP:
+    default:
+        dyn_gravity(m, d, q, tau);
+        dyn_friction(m, qd, aux);
+        for (int j = 0; j < n; j++) tau[j] += aux[j];
+        break;
+    }
+}
+
+void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
+              const double *qd, double *tau)
+{
+    dyn_gravity(m, d, q, tau);
+    for (int j = 0; j < p->n; j++) tau[j] -= p->damping[j] * qd[j];
+}
+
+int law_limit(const law_params *p, double dt, law_state *s, double *tau)
+{
+    int clamped = 0;
+    for (int j = 0; j < p->n; j++) {
+        double t = tau[j], lim = p->torque[j];
+        if (!isfinite(t)) t = 0; /* never command NaN */
+        if (lim > 0 && fabs(t) > lim) {
+            t = t > 0 ? lim : -lim;
+            clamped++;
+        }
+        double r = p->torque_rate[j] * dt;
+        if (p->torque_rate[j] > 0) t = fmax(s->tau_prev[j] - r, fmin(s->tau_prev[j] + r, t));
+        tau[j] = t;
+        s->tau_prev[j] = t;
+    }
+    return clamped;
+}

@@ -1,0 +1,453 @@
+/*
+ * main.c — armd: loads the configuration, opens and probes the arm, starts the real-time
+ * control thread, serves the socket API on a libev loop, and stops the arm safely on SIGTERM /
+ * SIGINT. SIGHUP reloads the configuration. Talks to systemd through sd_notify.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ev.h>
+#include <pthread.h>
+#include <systemd/sd-daemon.h>
+
+#include "config/config.h"
+#include "daemon/api.h"
+#include "daemon/checkconfig.h"
+#include "daemon/control.h"
+#include "daemon/log.h"
+#include "drivers/drivers.h"
+#include "dynamics/dynamics.h"
+
+#ifndef ARMD_VERSION
+#define ARMD_VERSION "unknown"
+#endif
+
+#define DEFAULT_SOCKET "/run/armd/armd.sock"
+#define EVENT_POLL_S   0.05              /* how often control-thread events are logged [s] */
+#define HEALTH_S       0.5               /* longest interval between health checks [s] */
+#define STALL_S        CTL_STALL_SECONDS /* no tick for this long = stalled control thread [s] */
+
+static const char usage_text[] =
+    "NAME\n"
+    "    armd - real-time computed-torque controller daemon for serial robot arms\n"
+    "\n"
+    "SYNOPSIS\n"
+    "    armd -c CONFIG [--socket PATH] [--port PATH] [--foreground] [--verbose]\n"
+    "    armd --check-config CONFIG\n"
+    "    armd --version | --help\n"
+    "\n"
+    "DESCRIPTION\n"
+    "    armd reads the arm description CONFIG (INI), opens and probes the servos on the\n"
+    "    configured serial port, and runs a fixed-rate control loop (computed torque, PD +\n"
+    "    gravity or gravity compensation) in a real-time thread. Clients command it through a\n"
+    "    UNIX socket speaking newline-delimited JSON (see armctl(1) and README.md). The arm\n"
+    "    starts disabled (no torque) until a client sends \"enable\".\n"
+    "\n"
+    "OPTIONS\n"
+    "    -c, --config CONFIG   the arm's configuration file; drop-ins in CONFIG minus .ini\n"
+    "                          plus .d/*.ini override it\n"
+    "    -s, --socket PATH     listen on PATH instead of [socket] path\n"
+    "    -p, --port PATH       use serial port PATH instead of [driver] port (e.g. armsim's\n"
+    "                          --link); kept across reloads\n"
+    "    -f, --foreground      accepted for compatibility: armd never forks (systemd runs it\n"
+    "                          as Type=notify)\n"
+    "    -v, --verbose         also log debug messages\n"
+    "        --check-config CONFIG\n"
+    "                          validate CONFIG without touching the hardware and print the\n"
+    "                          joints, total mass, gravity torque at the zero pose, torque\n"
+    "                          limits, loop period and bus time per tick\n"
+    "    -V, --version         print the version and exit\n"
+    "    -h, --help            print this help and exit\n"
+    "\n"
+    "SIGNALS\n"
+    "    SIGHUP     reload CONFIG: gains, limits and safety thresholds switch between two\n"
+    "               ticks; changes needing a restart (joints, kinematics, masses, driver,\n"
+    "               port) are refused and logged, the running configuration stays\n"
+    "    SIGTERM, SIGINT\n"
+    "               stop the trajectory, zero the torques, disable the servos, remove the\n"
+    "               socket and exit 0\n"
+    "\n"
+    "LOGGING\n"
+    "    To stderr, one line per message with a syslog priority prefix (<3> error ...\n"
+    "    <7> debug) that journald understands. systemd: READY=1 once serving, STATUS= with\n"
+    "    the state, WATCHDOG=1 only while control ticks advance, STOPPING=1 at shutdown.\n"
+    "\n"
+    "FILES\n"
+    "    /etc/armd/NAME.ini, /etc/armd/NAME.d/*.ini   configuration and drop-ins\n"
+    "    " DEFAULT_SOCKET "                        default socket\n"
+    "\n"
+    "EXIT STATUS\n"
+    "    0  clean shutdown, or --check-config found the file valid\n"
+    "    1  the arm could not be opened, probed or started; the socket could not be created;\n"
+    "       or --check-config: the loop rate does not fit on the bus\n"
+    "    2  usage error or invalid configuration\n"
+    "\n"
+    "SEE ALSO\n"
+    "    armctl(1), armsim(1), README.md, systemd/armd.service\n";
+
+/* Everything the main thread owns. */
+typedef struct {
+    struct ev_loop *loop;
+    const char *config_path;
+    const char *socket_override, *port_override;
+    armd_config *cfg; /* as loaded at start, with overrides applied */
+    ctl *c;
+    api_server *api;
+    uint64_t event_cursor;
+    bool watchdog;
+    bool stalled;
+    int health_ticks;
+    double health_period;
+    char last_status[256];
+} armd;
+
+/* Logs every report line at its priority, then the one-line summary. */
+static void log_report(const cfg_report *rep, const char *path)
+{
+    for (int i = 0; i < rep->n_lines; i++)
+        log_msg(strstr(rep->lines[i], ": warning: ") ? LOG_PRIO_WARNING : LOG_PRIO_ERR, "%s",
+                rep->lines[i]);
+    log_msg(rep->n_errors ? LOG_PRIO_ERR : LOG_PRIO_INFO, "%d errors, %d warnings in %s",
+            rep->n_errors, rep->n_warnings, path);
+}
+
+/* Command-line overrides that must survive a reload (else they would look like changes). */
+static void apply_overrides(const armd *a, armd_config *cfg)
+{
+    if (a->port_override)
+        snprintf(cfg->driver.port, sizeof cfg->driver.port, "%s", a->port_override);
+    if (a->socket_override)
+        snprintf(cfg->socket.path, sizeof cfg->socket.path, "%s", a->socket_override);
+    if (!cfg->socket.path[0]) snprintf(cfg->socket.path, sizeof cfg->socket.path, DEFAULT_SOCKET);
+}
+
+/* Reload (SIGHUP and the socket's "reload"): parse and validate the file off the real-time
+ * path, then let the control thread switch the live keys between two ticks. */
+static int do_reload(void *ctx, char *changed, size_t changed_len, ctl_error *err)
+{
+    armd *a = ctx;
+    armd_config *cand = calloc(1, sizeof *cand);
+    if (!cand) {
+        snprintf(err->code, sizeof err->code, "internal");
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return -1;
+    }
+    cfg_report rep;
+    cfg_report_init(&rep);
+    int errors = cfg_load(a->config_path, cand, &rep);
+    if (rep.n_lines || errors) log_report(&rep, a->config_path);
+    int rc = -1;
+    if (errors) {
+        snprintf(err->code, sizeof err->code, "invalid_config");
+        snprintf(err->message, sizeof err->message,
+                 "%d errors in %s (first: %.150s); kept the "
+                 "running configuration",
+                 errors, a->config_path, rep.n_lines ? rep.lines[0] : "?");
+    } else {
+        apply_overrides(a, cand);
+        rc = ctl_reload(a->c, cand, changed, changed_len, err);
+    }
+    if (rc == 0)
+        log_notice("reload: %s", changed[0] ? changed : "nothing changed");
+    else
+        log_err("reload refused: %s", err->message);
+    cfg_report_free(&rep);
+    free(cand);
+    return rc;
+}
+
+/* Logs control-thread events (state changes, faults, trajectory ends) from the main thread. */
+static void log_events(armd *a)
+{
+    ctl_event ev[32];
+    int k;
+    do {
+        k = ctl_events_read(a->c, &a->event_cursor, ev, 32);
+        for (int i = 0; i < k; i++) {
+            switch (ev[i].type) {
+            case CTL_EV_STATE:
+                log_info("state: %s (t = %.3f s)", ctl_state_name(ev[i].state), ev[i].time);
+                break;
+            case CTL_EV_FAULT:
+                log_err("fault: %s (t = %.3f s, now %s)", ev[i].text, ev[i].time,
+                        ctl_state_name(ev[i].state));
+                break;
+            case CTL_EV_TRAJECTORY_DONE:
+                log_info("trajectory %u: %s (t = %.3f s)", ev[i].traj_id, ev[i].text, ev[i].time);
+                break;
+            }
+        }
+    } while (k == 32);
+}
+
+/* Every EVENT_POLL_S: logs control events and watches for a stalled control thread (no tick
+ * for STALL_S: ctl_stalled() then also makes the control thread fault as soon as it runs). */
+static void events_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    armd *a = w->data;
+    log_events(a);
+    bool stalled = ctl_stalled(a->c, STALL_S);
+    if (stalled && !a->stalled) {
+        log_err("fault: control thread stalled (no tick for more than %.2f s); withholding the "
+                "systemd watchdog",
+                STALL_S);
+        sd_notify(0, "STATUS=fault: control thread stalled");
+    } else if (!stalled && a->stalled) {
+        log_notice("control thread ticking again");
+    }
+    a->stalled = stalled;
+}
+
+/* Updates systemd's STATUS= when the summary changed. */
+static void update_status(armd *a)
+{
+    ctl_status st;
+    ctl_status_get(a->c, &st);
+    char s[256];
+    snprintf(s, sizeof s, "%s, %g Hz, %llu overruns, %llu failed reads%s%s",
+             ctl_state_name(st.state), st.rate_hz, (unsigned long long)st.overruns,
+             (unsigned long long)st.failed_reads, st.fault[0] ? ", fault: " : "", st.fault);
+    if (strcmp(s, a->last_status) != 0) {
+        snprintf(a->last_status, sizeof a->last_status, "%s", s);
+        sd_notifyf(0, "STATUS=%s", s);
+    }
+}
+
+/* Health check: pings the systemd watchdog only while control ticks advance, and refreshes
+ * STATUS= about once a second. */
+static void health_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    armd *a = w->data;
+    if (ctl_alive(a->c) && !a->stalled && a->watchdog) sd_notify(0, "WATCHDOG=1");
+    if (++a->health_ticks * a->health_period >= 1.0) {
+        a->health_ticks = 0;
+        if (!a->stalled) update_status(a);
+    }
+}
+
+static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    armd *a = w->data;
+    log_notice("SIGHUP: reloading %s", a->config_path);
+    sd_notify(0, "RELOADING=1");
+    char changed[2048] = "";
+    ctl_error err;
+    do_reload(a, changed, sizeof changed, &err);
+    sd_notify(0, "READY=1");
+}
+
+static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+    (void)revents;
+    log_notice("%s: stopping", w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+    ev_break(loop, EVBREAK_ALL);
+}
+
+/* Parses the options; returns -1 to exit with *status. */
+static int parse_args(int argc, char **argv, armd *a, int *status)
+{
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+                                         {"socket", required_argument, NULL, 's'},
+                                         {"port", required_argument, NULL, 'p'},
+                                         {"foreground", no_argument, NULL, 'f'},
+                                         {"verbose", no_argument, NULL, 'v'},
+                                         {"check-config", required_argument, NULL, 'C'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int o;
+    while ((o = getopt_long(argc, argv, "c:s:p:fvVh", opts, NULL)) != -1) {
+        switch (o) {
+        case 'c':
+            a->config_path = optarg;
+            break;
+        case 's':
+            a->socket_override = optarg;
+            break;
+        case 'p':
+            a->port_override = optarg;
+            break;
+        case 'f':
+            break;
+        case 'v':
+            log_set_max_priority(LOG_PRIO_DEBUG);
+            break;
+        case 'C':
+            *status = armd_check_config(optarg, stdout);
+            return -1;
+        case 'V':
+            printf("armd %s\n", ARMD_VERSION);
+            *status = 0;
+            return -1;
+        case 'h':
+            fputs(usage_text, stdout);
+            *status = 0;
+            return -1;
+        default:
+            fprintf(stderr, "usage: armd -c CONFIG [--socket PATH] [--port PATH] "
+                            "[--foreground]; armd --help for more\n");
+            *status = 2;
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "armd: unexpected argument '%s'; armd --help for usage\n", argv[optind]);
+        *status = 2;
+        return -1;
+    }
+    if (!a->config_path) {
+        fprintf(stderr, "armd: no configuration given: armd -c CONFIG (armd --help)\n");
+        *status = 2;
+        return -1;
+    }
+    return 0;
+}
+
+/* Loads the configuration and builds the model; opens and probes the driver; creates and
+ * starts the control thread. Returns the exit status on failure, 0 on success. */
+static int start_arm(armd *a)
+{
+    a->cfg = calloc(1, sizeof *a->cfg);
+    if (!a->cfg) return 1;
+    cfg_report rep;
+    cfg_report_init(&rep);
+    int errors = cfg_load(a->config_path, a->cfg, &rep);
+    if (rep.n_lines || errors) log_report(&rep, a->config_path);
+    cfg_report_free(&rep);
+    if (errors) {
+        log_err("invalid configuration %s; not starting", a->config_path);
+        return 2;
+    }
+    apply_overrides(a, a->cfg);
+    if (api_socket_in_use(a->cfg->socket.path)) {
+        log_err("another armd is already serving %s; not touching %s", a->cfg->socket.path,
+                a->cfg->driver.port);
+        return 1;
+    }
+    dyn_model *model = dyn_model_create(&a->cfg->model, NULL, NULL);
+    if (!model) {
+        log_err("%s: the dynamics model cannot be built", a->config_path);
+        return 2;
+    }
+    drv_fault f = {DRV_OK, -1, ""};
+    drv *d = drv_open(a->cfg, &f);
+    if (!d) {
+        log_err("cannot open serial port %s: %s", a->cfg->driver.port, f.message);
+        dyn_model_free(model);
+        return 1;
+    }
+    if (drv_probe(d, &f) != 0) {
+        if (f.device_id >= 0)
+            log_err("probe failed on %s, device ID %d: %s (%s)", a->cfg->driver.port, f.device_id,
+                    f.message, drv_status_name(f.status));
+        else
+            log_err("probe failed on %s: %s (%s)", a->cfg->driver.port, f.message,
+                    drv_status_name(f.status));
+        drv_close(d);
+        dyn_model_free(model);
+        return 1;
+    }
+    ctl_error err = {{0}, {0}};
+    a->c = ctl_create(a->cfg, model, d, &err);
+    if (!a->c) {
+        log_err("cannot create the controller: %s", err.message);
+        drv_close(d);
+        dyn_model_free(model);
+        return 1;
+    }
+    if (ctl_start(a->c, &err) != 0) {
+        log_err("cannot start the control thread: %s", err.message);
+        ctl_free(a->c);
+        a->c = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    armd a = {0};
+    int status = 0;
+    if (parse_args(argc, argv, &a, &status) != 0) return status;
+    signal(SIGPIPE, SIG_IGN);
+
+    /* the control thread must not receive the signals the main loop handles */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGHUP);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+    status = start_arm(&a);
+    if (status != 0) {
+        free(a.cfg);
+        return status;
+    }
+    a.loop = ev_default_loop(0);
+    ev_signal hup, term, intr;
+    ev_signal_init(&hup, reload_cb, SIGHUP);
+    ev_signal_init(&term, stop_cb, SIGTERM);
+    ev_signal_init(&intr, stop_cb, SIGINT);
+    hup.data = term.data = intr.data = &a;
+    ev_signal_start(a.loop, &hup);
+    ev_signal_start(a.loop, &term);
+    ev_signal_start(a.loop, &intr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    const armd_config *cfg = ctl_config(a.c);
+    api_options o = {.path = cfg->socket.path,
+                     .mode = cfg->socket.mode,
+                     .group = cfg->socket.group,
+                     .max_clients = cfg->socket.max_clients,
+                     .version = ARMD_VERSION,
+                     .reload = do_reload,
+                     .reload_ctx = &a};
+    char err[256] = "";
+    a.api = api_open(a.loop, a.c, &o, err, sizeof err);
+    if (!a.api) {
+        log_err("cannot serve the socket: %s", err);
+        ctl_stop(a.c);
+        ctl_free(a.c);
+        free(a.cfg);
+        return 1;
+    }
+
+    uint64_t wd_usec = 0;
+    a.watchdog = sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0;
+    a.health_period = HEALTH_S;
+    if (a.watchdog && wd_usec / 2e6 < a.health_period) a.health_period = wd_usec / 2e6;
+    ev_timer health, events;
+    ev_timer_init(&health, health_cb, a.health_period, a.health_period);
+    ev_timer_init(&events, events_cb, EVENT_POLL_S, EVENT_POLL_S);
+    health.data = events.data = &a;
+    ev_timer_start(a.loop, &health);
+    ev_timer_start(a.loop, &events);
+
+    log_notice(
+        "armd %s: arm %s, %d joints, %g Hz, %s, driver %s on %s, socket %s, disabled", ARMD_VERSION,
+        cfg->name, cfg->n_joints, cfg->rate_hz, cfg_controller_name(cfg->controller),
+        cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", cfg->driver.port, cfg->socket.path);
+    update_status(&a);
+    sd_notify(0, "READY=1");
+
+    ev_run(a.loop, 0);
+
+    sd_notify(0, "STOPPING=1\nSTATUS=stopping: torque off");
+    ctl_stop(a.c);
+    log_events(&a);
+    api_close(a.api);
+    ctl_free(a.c);
+    free(a.cfg);
+    log_notice("stopped: torque off, servos disabled");
+    return 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * telemetry.c — fans the control thread's samples and events out to subscribed clients:
+ * "telemetry" notifications (time [s], q, qd, tau, q_des, state) decimated from the loop rate,
+ * and "state", "fault", "trajectory_done" events to every subscriber.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/api_internal.h"
+
+double api_telemetry_subscribe(api_client *cl, double rate_hz)
+{
+    api_server *s = cl->srv;
+    if (rate_hz <= 0) {
+        if (cl->subscribed) s->n_subscribers--;
+        cl->subscribed = false;
+        return 0;
+    }
+    double loop_hz = ctl_config(s->c)->rate_hz;
+    double d = floor(loop_hz / rate_hz + 0.5);
+    cl->decimation = d < 1 ? 1 : (unsigned)d;
+    if (!cl->subscribed) {
+        /* the first subscriber starts the sample stream from now on */
+        if (s->n_subscribers == 0) s->sample_cursor = 0;
+        s->n_subscribers++;
+    }
+    cl->subscribed = true;
+    return loop_hz / cl->decimation;
+}
+
+/* Appends ",\"key\":[v0,v1,...]" to buf at *o; values with 9 significant digits. */
+static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const double *v, int n)
+{
+    if (*o >= cap) return;
+    *o += (size_t)snprintf(buf + *o, cap - *o, ",\"%s\":[", key);
+    for (int i = 0; i < n && *o < cap; i++) {
+        if (isfinite(v[i]))
+            *o += (size_t)snprintf(buf + *o, cap - *o, "%s%.9g", i ? "," : "", v[i]);
+        else
+            *o += (size_t)snprintf(buf + *o, cap - *o, "%snull", i ? "," : "");
+    }
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "]");
+}
+
+/* Formats one telemetry notification line; returns its length (0 if it did not fit). */
+static size_t format_sample(const ctl_sample *sm, int n, char *buf, size_t cap)
+{
+    size_t o = (size_t)snprintf(buf, cap,
+                                "{\"method\":\"telemetry\",\"params\":{\"tick\":%llu,\"time\":%.9g,"
+                                "\"state\":\"%s\"",
+                                (unsigned long long)sm->tick, sm->time, ctl_state_name(sm->state));
+    put_vector(buf, cap, &o, "q", sm->q, n);
+    put_vector(buf, cap, &o, "qd", sm->qd, n);
+    put_vector(buf, cap, &o, "tau", sm->tau, n);
+    put_vector(buf, cap, &o, "q_des", sm->q_des, n);
+    put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
+    if (o + 4 >= cap) return 0;
+    o += (size_t)snprintf(buf + o, cap - o, "}}\n");
+    return o;
+}
+
+/* Builds the notification for one control event. */
+static json_t *event_json(const ctl_event *ev)
+{
+    switch (ev->type) {
+    case CTL_EV_STATE:
+        return json_pack("{s:s, s:{s:f, s:s}}", "method", "state", "params", "time", ev->time,
+                         "state", ctl_state_name(ev->state));
+    case CTL_EV_FAULT:
+        return json_pack("{s:s, s:{s:f, s:s, s:s}}", "method", "fault", "params", "time", ev->time,
+                         "reason", ev->text, "state", ctl_state_name(ev->state));
+    case CTL_EV_TRAJECTORY_DONE:
+        return json_pack("{s:s, s:{s:f, s:I, s:s}}", "method", "trajectory_done", "params", "time",
+                         ev->time, "id", (json_int_t)ev->traj_id, "result", ev->text);
+    }
+    return NULL;
+}
+
+void api_telemetry_drain(api_server *s)
+{
+    /* events: always consumed so a new subscriber does not get old ones */
+    for (;;) {
+        int k = ctl_events_read(s->c, &s->event_cursor, s->events, s->events_cap);
+        for (int i = 0; i < k && s->n_subscribers > 0; i++) {
+            json_t *msg = event_json(&s->events[i]);
+            if (!msg) continue;
+            for (api_client *cl = s->clients; cl; cl = cl->next)
+                if (cl->subscribed && !cl->dead) api_client_send_json(cl, msg);
+            json_decref(msg);
+        }
+        if (k < s->events_cap) break;
+    }
+    if (s->n_subscribers == 0) return;
+    int n = ctl_config(s->c)->n_joints;
+    static char line[24 * 1024];
+    for (;;) {
+        int k = ctl_samples_read(s->c, &s->sample_cursor, s->samples, s->samples_cap);
+        for (int i = 0; i < k; i++) {
+            const ctl_sample *sm = &s->samples[i];
+            size_t len = 0;
+            for (api_client *cl = s->clients; cl; cl = cl->next) {
+                if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;
+                if (len == 0) len = format_sample(sm, n, line, sizeof line);
+                if (len) api_client_send(cl, line, len);
+            }
+        }
+        if (k < s->samples_cap) break;
+    }
+}

@@ -1,0 +1,484 @@
+/*
+ * trajectory.c — building, validating and sampling joint trajectories (see trajectory.h).
+ * Spline equations: Biagiotti & Melchiorri, "Trajectory Planning for Automatic Machines and
+ * Robots" (2008), cubic Hermite / quintic segments (ch. 2) and the C2 cubic spline in terms of
+ * knot velocities (ch. 4.4).
+ */
+#include "daemon/trajectory.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCOEF            6
+#define VALIDATE_SAMPLES 32
+#define LIMIT_SLACK      1e-9 /* relative slack on limits against rounding */
+
+/* Formats err (code + message). */
+static void set_err(traj_error *err, const char *code, const char *fmt, ...)
+{
+    if (!err) return;
+    snprintf(err->code, sizeof err->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+}
+
+void traj_error_count(traj_error *err, int waypoint, const char *field, int got, int n)
+{
+    set_err(err, "invalid_params", "waypoint %d: %s has %d values, the arm has %d joints", waypoint,
+            field, got, n);
+}
+
+void traj_limits_from_config(traj_limits *lim, const armd_config *cfg)
+{
+    memset(lim, 0, sizeof *lim);
+    lim->n = cfg->n_joints;
+    for (int j = 0; j < cfg->n_joints; j++) {
+        const cfg_joint *cj = &cfg->joint[j];
+        snprintf(lim->name[j], CFG_NAME_MAX, "%s", cj->name);
+        lim->prismatic[j] = cfg->model.joint[j].type == DYN_PRISMATIC;
+        lim->lower[j] = cj->lower;
+        lim->upper[j] = cj->upper;
+        lim->velocity[j] = cj->velocity;
+        lim->acceleration[j] = cj->acceleration;
+    }
+}
+
+int traj_plan_alloc(traj_plan *p, int n, int cap)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->cap = cap;
+    p->t0 = calloc((size_t)cap, sizeof *p->t0);
+    p->h = calloc((size_t)cap, sizeof *p->h);
+    p->c = calloc((size_t)cap * (size_t)n * NCOEF, sizeof *p->c);
+    if (!p->t0 || !p->h || !p->c) {
+        traj_plan_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void traj_plan_free(traj_plan *p)
+{
+    free(p->t0);
+    free(p->h);
+    free(p->c);
+    p->t0 = p->h = p->c = NULL;
+}
+
+static double *coef(const traj_plan *p, int seg, int j)
+{
+    return p->c + ((size_t)seg * (size_t)p->n + (size_t)j) * NCOEF;
+}
+
+/* Cubic Hermite on tau in [0, h]: q(0)=q0, q'(0)=v0, q(h)=q1, q'(h)=v1. */
+void traj_cubic(double q0, double v0, double q1, double v1, double h, double c[6])
+{
+    double d = q1 - q0;
+    c[0] = q0;
+    c[1] = v0;
+    c[2] = (3 * d / h - 2 * v0 - v1) / h;
+    c[3] = (-2 * d / h + v0 + v1) / (h * h);
+    c[4] = c[5] = 0;
+}
+
+/* Quintic on tau in [0, h] matching position, velocity and acceleration at both ends. */
+void traj_quintic(double q0, double v0, double a0, double q1, double v1, double a1, double h,
+                  double c[6])
+{
+    double d = q1 - q0, h2 = h * h, h3 = h2 * h;
+    c[0] = q0;
+    c[1] = v0;
+    c[2] = a0 / 2;
+    c[3] = (20 * d - (8 * v1 + 12 * v0) * h - (3 * a0 - a1) * h2) / (2 * h3);
+    c[4] = (-30 * d + (14 * v1 + 16 * v0) * h + (3 * a0 - 2 * a1) * h2) / (2 * h3 * h);
+    c[5] = (12 * d - 6 * (v1 + v0) * h + (a1 - a0) * h2) / (2 * h3 * h2);
+}
+
+/* q, qd, qdd of the polynomial c at tau (Horner). */
+static void poly_eval(const double c[6], double tau, double *q, double *qd, double *qdd)
+{
+    *q = c[0] + tau * (c[1] + tau * (c[2] + tau * (c[3] + tau * (c[4] + tau * c[5]))));
+    *qd = c[1] + tau * (2 * c[2] + tau * (3 * c[3] + tau * (4 * c[4] + tau * 5 * c[5])));
+    *qdd = 2 * c[2] + tau * (6 * c[3] + tau * (12 * c[4] + tau * 20 * c[5]));
+}
+
+void traj_sample(const traj_plan *p, double t, int *seg, double *q, double *qd, double *qdd)
+{
+    if (p->n_seg <= 0) return;
+    if (t < 0) t = 0;
+    if (t > p->duration) t = p->duration;
+    int k = (*seg >= 0 && *seg < p->n_seg) ? *seg : 0;
+    if (p->t0[k] > t) k = 0;
+    while (k + 1 < p->n_seg && p->t0[k + 1] <= t) k++;
+    *seg = k;
+    double tau = t - p->t0[k];
+    if (tau > p->h[k]) tau = p->h[k];
+    for (int j = 0; j < p->n; j++) poly_eval(coef(p, k, j), tau, &q[j], &qd[j], &qdd[j]);
+}
+
+void traj_end_state(const traj_plan *p, traj_state *out)
+{
+    int k = p->n_seg - 1;
+    for (int j = 0; j < p->n; j++)
+        poly_eval(coef(p, k, j), p->h[k], &out->q[j], &out->qd[j], &out->qdd[j]);
+}
+
+void traj_reanchor(traj_plan *p, const traj_state *start)
+{
+    if (p->n_seg <= 0) return;
+    double h = p->h[0];
+    for (int j = 0; j < p->n; j++) {
+        double *c = coef(p, 0, j), q1, v1, a1;
+        poly_eval(c, h, &q1, &v1, &a1);
+        if (p->first_quintic)
+            traj_quintic(start->q[j], start->qd[j], start->qdd[j], q1, v1, a1, h, c);
+        else
+            traj_cubic(start->q[j], start->qd[j], q1, v1, h, c);
+    }
+}
+
+/* Unit of positions, velocities, accelerations for joint j. */
+static const char *unit(const traj_limits *lim, int j, int order)
+{
+    static const char *rev[] = {"rad", "rad/s", "rad/s^2"}, *pri[] = {"m", "m/s", "m/s^2"};
+    return lim->prismatic[j] ? pri[order] : rev[order];
+}
+
+/* "between the start and waypoint 0" / "between waypoint 2 and waypoint 3". */
+static void between(char *buf, size_t len, int wp)
+{
+    if (wp <= 0)
+        snprintf(buf, len, "between the start and waypoint %d", wp);
+    else
+        snprintf(buf, len, "between waypoint %d and waypoint %d", wp - 1, wp);
+}
+
+int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj_error *err)
+{
+    for (int k = 0; k < p->n_seg; k++) {
+        int wp = first_wp + k;
+        for (int j = 0; j < p->n; j++) {
+            const double *c = coef(p, k, j);
+            double vlim = lim->velocity[j] * (1 + LIMIT_SLACK) + 1e-12;
+            double alim = lim->acceleration[j] * (1 + LIMIT_SLACK) + 1e-12;
+            double span = lim->upper[j] - lim->lower[j];
+            double plo = lim->lower[j] - LIMIT_SLACK * span - 1e-12;
+            double phi = lim->upper[j] + LIMIT_SLACK * span + 1e-12;
+            for (int s = 0; s <= VALIDATE_SAMPLES; s++) {
+                double tau = p->h[k] * s / VALIDATE_SAMPLES, q, qd, qdd;
+                poly_eval(c, tau, &q, &qd, &qdd);
+                char where[64];
+                between(where, sizeof where, wp);
+                double t = p->t0[k] + tau;
+                if (q < plo || q > phi) {
+                    set_err(
+                        err, "limits",
+                        "waypoint %d joint %s: the path reaches q = %.4g %s at t = %.4g s (%s), "
+                        "outside the position limits [%.4g, %.4g] %s",
+                        wp, lim->name[j], q, unit(lim, j, 0), t, where, lim->lower[j],
+                        lim->upper[j], unit(lim, j, 0));
+                    return -1;
+                }
+                if (fabs(qd) > vlim) {
+                    set_err(err, "limits",
+                            "waypoint %d joint %s: the path reaches velocity %.4g %s at t = %.4g s "
+                            "(%s), over the limit %.4g %s",
+                            wp, lim->name[j], qd, unit(lim, j, 1), t, where, lim->velocity[j],
+                            unit(lim, j, 1));
+                    return -1;
+                }
+                if (fabs(qdd) > alim) {
+                    set_err(err, "limits",
+                            "waypoint %d joint %s: the path reaches acceleration %.4g %s at t = "
+                            "%.4g s (%s), over the limit %.4g %s",
+                            wp, lim->name[j], qdd, unit(lim, j, 2), t, where, lim->acceleration[j],
+                            unit(lim, j, 2));
+                    return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Checks each waypoint's own values (finite, times increasing, within limits). */
+static int check_points(const traj_limits *lim, const traj_waypoint *pts, int n_pts, int first,
+                        traj_error *err)
+{
+    for (int i = first; i < n_pts; i++) {
+        const traj_waypoint *w = &pts[i];
+        if (!isfinite(w->t)) {
+            set_err(err, "invalid_params", "waypoint %d: t is not a finite number", i);
+            return -1;
+        }
+        if (i == first && w->t <= 0) {
+            set_err(err, "invalid_params",
+                    "waypoint %d: t = %.4g s must be greater than 0 (the trajectory starts from "
+                    "the present desired state at t = 0)",
+                    i, w->t);
+            return -1;
+        }
+        if (i > first && !(w->t > pts[i - 1].t)) {
+            set_err(err, "invalid_params",
+                    "waypoint %d: t = %.4g s is not after waypoint %d (t = %.4g s); times must "
+                    "strictly increase",
+                    i, w->t, i - 1, pts[i - 1].t);
+            return -1;
+        }
+        if (w->has_qdd && !w->has_qd) {
+            set_err(err, "invalid_params", "waypoint %d: qdd is given without qd", i);
+            return -1;
+        }
+        for (int j = 0; j < lim->n; j++) {
+            const char *nm = lim->name[j];
+            if (!isfinite(w->q[j]) || (w->has_qd && !isfinite(w->qd[j])) ||
+                (w->has_qdd && !isfinite(w->qdd[j]))) {
+                set_err(err, "invalid_params", "waypoint %d joint %s: value is not a finite number",
+                        i, nm);
+                return -1;
+            }
+            if (w->q[j] < lim->lower[j] || w->q[j] > lim->upper[j]) {
+                set_err(err, "limits",
+                        "waypoint %d joint %s: q = %.4g %s is outside the position limits [%.4g, "
+                        "%.4g] %s",
+                        i, nm, w->q[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
+                        unit(lim, j, 0));
+                return -1;
+            }
+            if (w->has_qd && fabs(w->qd[j]) > lim->velocity[j]) {
+                set_err(err, "limits",
+                        "waypoint %d joint %s: qd = %.4g %s is over the velocity limit %.4g %s", i,
+                        nm, w->qd[j], unit(lim, j, 1), lim->velocity[j], unit(lim, j, 1));
+                return -1;
+            }
+            if (w->has_qdd && fabs(w->qdd[j]) > lim->acceleration[j]) {
+                set_err(err, "limits",
+                        "waypoint %d joint %s: qdd = %.4g %s is over the acceleration limit %.4g "
+                        "%s",
+                        i, nm, w->qdd[j], unit(lim, j, 2), lim->acceleration[j], unit(lim, j, 2));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Solves the C2 spline velocity equations for the interior knots a+1..b-1 of one joint
+ * (velocities at a and b known):
+ *   h_k v_{k-1} + 2 (h_{k-1} + h_k) v_k + h_{k-1} v_{k+1}
+ *     = 3 (h_{k-1} (q_{k+1} - q_k) / h_k + h_k (q_k - q_{k-1}) / h_{k-1})
+ * with the Thomas algorithm (the system is diagonally dominant). cp, dp: scratch of m. */
+static void spline_velocities(const double *t, const double *q, double *v, int a, int b, double *cp,
+                              double *dp)
+{
+    int m = b - a - 1;
+    for (int i = 0; i < m; i++) {
+        int k = a + 1 + i;
+        double hp = t[k] - t[k - 1], hn = t[k + 1] - t[k];
+        double lo = hn, di = 2 * (hp + hn), up = hp;
+        double r = 3 * (hp * (q[k + 1] - q[k]) / hn + hn * (q[k] - q[k - 1]) / hp);
+        if (i == 0) r -= lo * v[a];
+        if (i == m - 1) r -= up * v[b];
+        if (i == 0) {
+            cp[i] = up / di;
+            dp[i] = r / di;
+        } else {
+            double den = di - lo * cp[i - 1];
+            cp[i] = up / den;
+            dp[i] = (r - lo * dp[i - 1]) / den;
+        }
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        v[a + 1 + i] = dp[i] - (i < m - 1 ? cp[i] * v[a + 2 + i] : 0);
+    }
+}
+
+int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
+               const traj_waypoint *pts, int n_pts, double same_tol, traj_error *err)
+{
+    int n = lim->n;
+    if (n_pts < 1) {
+        set_err(err, "invalid_params", "a trajectory needs at least one waypoint");
+        return -1;
+    }
+    if (n_pts > TRAJ_MAX_POINTS || n_pts > p->cap) {
+        set_err(err, "invalid_params", "%d waypoints are more than the %d a trajectory may have",
+                n_pts, p->cap < TRAJ_MAX_POINTS ? p->cap : TRAJ_MAX_POINTS);
+        return -1;
+    }
+    int first = 0;
+    if (isfinite(pts[0].t) && pts[0].t == 0) { /* a t = 0 point must be the start itself */
+        for (int j = 0; j < n; j++) {
+            if (!(fabs(pts[0].q[j] - start->q[j]) <= same_tol)) {
+                set_err(err, "invalid_params",
+                        "waypoint 0 joint %s: at t = 0 the trajectory is at the present desired "
+                        "position %.4g %s, not %.4g %s; give the first waypoint a later time",
+                        lim->name[j], start->q[j], unit(lim, j, 0), pts[0].q[j], unit(lim, j, 0));
+                return -1;
+            }
+        }
+        first = 1;
+        if (n_pts == 1) {
+            set_err(err, "invalid_params",
+                    "a trajectory needs a waypoint after t = 0 (waypoint 0 is the start)");
+            return -1;
+        }
+    }
+    if (check_points(lim, pts, n_pts, first, err)) return -1;
+
+    int m = n_pts - first; /* knots 0..m: 0 = start, k = pts[first + k - 1] */
+    size_t K = (size_t)m + 1;
+    double *t = malloc(K * sizeof *t), *q = malloc(K * sizeof *q), *v = malloc(K * sizeof *v);
+    double *a = malloc(K * sizeof *a), *cp = malloc(K * sizeof *cp), *dp = malloc(K * sizeof *dp);
+    bool *fixed = calloc(K, sizeof *fixed), *has_a = calloc(K, sizeof *has_a);
+    if (!t || !q || !v || !a || !cp || !dp || !fixed || !has_a) {
+        set_err(err, "internal", "out of memory building a trajectory of %d waypoints", n_pts);
+        free(t), free(q), free(v), free(a), free(cp), free(dp), free(fixed), free(has_a);
+        return -1;
+    }
+    t[0] = 0;
+    fixed[0] = has_a[0] = true;
+    for (int k = 1; k <= m; k++) {
+        const traj_waypoint *w = &pts[first + k - 1];
+        t[k] = w->t;
+        fixed[k] = w->has_qd || k == m;
+        has_a[k] = w->has_qd && w->has_qdd;
+    }
+    p->n_seg = m;
+    p->duration = t[m];
+    p->first_quintic = m >= 1 && has_a[1];
+    for (int k = 0; k < m; k++) {
+        p->t0[k] = t[k];
+        p->h[k] = t[k + 1] - t[k];
+    }
+    for (int j = 0; j < n; j++) {
+        q[0] = start->q[j];
+        v[0] = start->qd[j];
+        a[0] = start->qdd[j];
+        for (int k = 1; k <= m; k++) {
+            const traj_waypoint *w = &pts[first + k - 1];
+            q[k] = w->q[j];
+            v[k] = w->has_qd ? w->qd[j] : 0;
+            a[k] = has_a[k] ? w->qdd[j] : 0;
+        }
+        for (int s = 0; s < m;) { /* runs between knots of known velocity */
+            int e = s + 1;
+            while (!fixed[e]) e++;
+            if (e - s > 1) spline_velocities(t, q, v, s, e, cp, dp);
+            s = e;
+        }
+        for (int k = 0; k < m; k++) {
+            double *c = coef(p, k, j);
+            if (has_a[k] && has_a[k + 1])
+                traj_quintic(q[k], v[k], a[k], q[k + 1], v[k + 1], a[k + 1], p->h[k], c);
+            else
+                traj_cubic(q[k], v[k], q[k + 1], v[k + 1], p->h[k], c);
+        }
+    }
+    free(t), free(q), free(v), free(a), free(cp), free(dp), free(fixed), free(has_a);
+    return traj_validate(p, lim, first, err);
+}
+
+double traj_min_quintic_time(double d, double v, double a)
+{
+    d = fabs(d);
+    double tv = v > 0 ? 1.875 * d / v : 0;
+    double ta = a > 0 ? sqrt(10.0 / sqrt(3.0) * d / a) : 0;
+    return tv > ta ? tv : ta;
+}
+
+/* One quintic segment from start to goal at rest over T. */
+static void fill_move(traj_plan *p, const traj_state *start, const double *goal, double T)
+{
+    p->n_seg = 1;
+    p->duration = T;
+    p->first_quintic = true;
+    p->t0[0] = 0;
+    p->h[0] = T;
+    for (int j = 0; j < p->n; j++)
+        traj_quintic(start->q[j], start->qd[j], start->qdd[j], goal[j], 0, 0, T, coef(p, 0, j));
+}
+
+int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *start,
+                    const double *goal, double duration, traj_error *err)
+{
+    int n = lim->n;
+    for (int j = 0; j < n; j++) {
+        if (!isfinite(goal[j])) {
+            set_err(err, "invalid_params", "waypoint 0 joint %s: q is not a finite number",
+                    lim->name[j]);
+            return -1;
+        }
+        if (goal[j] < lim->lower[j] || goal[j] > lim->upper[j]) {
+            set_err(err, "limits",
+                    "waypoint 0 joint %s: q = %.4g %s is outside the position limits [%.4g, "
+                    "%.4g] %s",
+                    lim->name[j], goal[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
+                    unit(lim, j, 0));
+            return -1;
+        }
+    }
+    if (!isfinite(duration)) {
+        set_err(err, "invalid_params", "duration is not a finite number");
+        return -1;
+    }
+    if (duration > 0) {
+        fill_move(p, start, goal, duration);
+        return traj_validate(p, lim, 0, err);
+    }
+    double T = 0.01; /* at least 10 ms */
+    for (int j = 0; j < n; j++) {
+        double tj =
+            traj_min_quintic_time(goal[j] - start->q[j], lim->velocity[j], lim->acceleration[j]);
+        if (tj > T) T = tj;
+    }
+    T *= 1.001; /* rounding margin */
+    /* a moving start can need longer than the rest-to-rest bound: grow until valid */
+    for (int i = 0; i < 400; i++) {
+        fill_move(p, start, goal, T);
+        if (traj_validate(p, lim, 0, NULL) == 0) return 0;
+        T *= 1.05;
+    }
+    fill_move(p, start, goal, T);
+    return traj_validate(p, lim, 0, err);
+}
+
+/* ------------------------------------------------------------------------- stop profile */
+
+void traj_stop_init(traj_stop *s, int n, const double *q, const double *qd, const double *acc_limit)
+{
+    s->n = n;
+    s->duration = 0;
+    for (int j = 0; j < n; j++) {
+        s->q0[j] = q[j];
+        s->v0[j] = qd[j];
+        s->a[j] = acc_limit[j] > 0 ? acc_limit[j] : 1.0;
+        s->t_stop[j] = fabs(qd[j]) / s->a[j];
+        if (s->t_stop[j] > s->duration) s->duration = s->t_stop[j];
+    }
+}
+
+/* Constant deceleration a toward rest: v(t) = v0 - sign(v0) a t, q(t) = q0 + v0 t - sign(v0)
+ * a t^2 / 2, for t < t_stop; then at rest at q0 + v0 t_stop / 2. */
+void traj_stop_sample(const traj_stop *s, double t, double *q, double *qd, double *qdd)
+{
+    for (int j = 0; j < s->n; j++) {
+        double sg = s->v0[j] > 0 ? 1.0 : (s->v0[j] < 0 ? -1.0 : 0.0);
+        double ts = s->t_stop[j];
+        if (t < ts) {
+            q[j] = s->q0[j] + s->v0[j] * t - 0.5 * sg * s->a[j] * t * t;
+            qd[j] = s->v0[j] - sg * s->a[j] * t;
+            qdd[j] = -sg * s->a[j];
+        } else {
+            q[j] = s->q0[j] + 0.5 * s->v0[j] * ts;
+            qd[j] = 0;
+            qdd[j] = 0;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+/*
+ * trajectory.h — joint-space trajectories for armd: piecewise polynomials built from timed
+ * waypoints on the main thread (allocation allowed there), sampled without allocation by the
+ * control thread.
+ *
+ * A plan starts at t = 0 from a given state (the present desired q, qd, qdd) and passes the
+ * waypoints at their times. Segment k ends at waypoint k. Segments are
+ *  - quintic where both ends have velocity and acceleration (the start always has both),
+ *  - cubic Hermite otherwise; knot velocities are the given qd, or, for position-only
+ *    waypoints, those of the C2 cubic spline through them (clamped at the neighbouring knots
+ *    with known velocity; the last waypoint has zero velocity unless qd is given).
+ * Units: SI, joint side (rad or m, s).
+ */
+#ifndef ARMD_TRAJECTORY_H
+#define ARMD_TRAJECTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+
+#define TRAJ_MAX_POINTS 8192
+
+typedef struct {
+    char code[32];     /* "invalid_params", "limits" */
+    char message[256]; /* names the waypoint and joint */
+} traj_error;
+
+typedef struct {
+    double t; /* [s] from the trajectory start */
+    double q[CFG_MAX_JOINTS];
+    double qd[CFG_MAX_JOINTS];
+    double qdd[CFG_MAX_JOINTS];
+    bool has_qd, has_qdd;
+} traj_waypoint;
+
+/* Joint limits and names used for validation and minimum-time moves. */
+typedef struct {
+    int n;
+    char name[CFG_MAX_JOINTS][CFG_NAME_MAX];
+    bool prismatic[CFG_MAX_JOINTS];
+    double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
+    double velocity[CFG_MAX_JOINTS], acceleration[CFG_MAX_JOINTS];
+} traj_limits;
+
+/* A desired joint state. */
+typedef struct {
+    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], qdd[CFG_MAX_JOINTS];
+} traj_state;
+
+typedef struct {
+    int n, cap;  /* joints, segment capacity */
+    int n_seg;   /* segments in use */
+    uint32_t id; /* set by the owner */
+    double duration;
+    bool first_quintic; /* kind of segment 0 (kept by traj_reanchor) */
+    double *t0;         /* [cap] segment start times [s] */
+    double *h;          /* [cap] segment durations [s] */
+    double *c;          /* [cap * n * 6] coefficients c0..c5 of q(tau), tau = t - t0 */
+} traj_plan;
+
+/* Fills lim from the configuration's joints. */
+void traj_limits_from_config(traj_limits *lim, const armd_config *cfg);
+
+int traj_plan_alloc(traj_plan *p, int n, int cap);
+void traj_plan_free(traj_plan *p);
+
+/* Builds a plan from start through pts and validates it against lim. A first waypoint at t = 0
+ * is accepted only if it equals start (within same_tol per joint) and is then dropped. Returns
+ * 0, or -1 with *err naming the waypoint and joint. */
+int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
+               const traj_waypoint *pts, int n_pts, double same_tol, traj_error *err);
+
+/* A single quintic move from start to goal at rest. duration <= 0 picks the shortest duration
+ * the velocity and acceleration limits allow. Returns 0 or -1 with *err. */
+int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *start,
+                    const double *goal, double duration, traj_error *err);
+
+/* Shortest rest-to-rest quintic duration for distance d [rad|m] under limits v, a:
+ * max(15/8 |d|/v, sqrt(10/sqrt(3) |d|/a)). */
+double traj_min_quintic_time(double d, double v, double a);
+
+/* Checks every segment (sampled densely) against lim; 0 or -1 with *err. first_wp is the
+ * waypoint number of segment 0's end (for messages). */
+int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj_error *err);
+
+/* Samples the plan at t (clamped to [0, duration]); *seg is a search hint (start at 0). */
+void traj_sample(const traj_plan *p, double t, int *seg, double *q, double *qd, double *qdd);
+/* The end state (q at duration, qd, qdd there). */
+void traj_end_state(const traj_plan *p, traj_state *out);
+/* Rebuilds segment 0 so that it starts from start, keeping its end state and kind: no jump
+ * when a plan built from a slightly older desired state is swapped in. No allocation. */
+void traj_reanchor(traj_plan *p, const traj_state *start);
+
+/* Coefficients of one segment (exposed for tests). */
+void traj_cubic(double q0, double v0, double q1, double v1, double h, double c[6]);
+void traj_quintic(double q0, double v0, double a0, double q1, double v1, double a1, double h,
+                  double c[6]);
+
+/* ------------------------------------------------------------------ cancel (stop) profile */
+/* Each joint decelerates from its present desired velocity to rest at its acceleration limit
+ * (constant deceleration), then holds. */
+typedef struct {
+    int n;
+    double q0[CFG_MAX_JOINTS], v0[CFG_MAX_JOINTS], a[CFG_MAX_JOINTS], t_stop[CFG_MAX_JOINTS];
+    double duration; /* longest t_stop */
+} traj_stop;
+
+void traj_stop_init(traj_stop *s, int n, const double *q, const double *qd,
+                    const double *acc_limit);
+void traj_stop_sample(const traj_stop *s, double t, double *q, double *qd, double *qdd);
+
+/* "waypoint W: FIELD has GOT values, the arm has N joints" (for callers that parse arrays). */
+void traj_error_count(traj_error *err, int waypoint, const char *field, int got, int n);
+
+#endif

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Integration: armctl against a real armd + armsim. Human output names the joints, --json is
+parseable, commands move the arm, errors exit non-zero with the daemon's message, usage errors
+exit 2, record writes a CSV."""
+import csv
+import json
+import os
+import subprocess
+
+from test_api_lib import Rig, check, run
+
+
+def armctl(rig, *args, expect=0, timeout=30):
+    p = subprocess.run([rig.args.armctl, "-s", rig.sock] + list(args), capture_output=True,
+                       text=True, timeout=timeout)
+    check(p.returncode == expect, "armctl %s: exit %d (expected %d)\nstdout: %s\nstderr: %s" %
+          (" ".join(args), p.returncode, expect, p.stdout, p.stderr))
+    return p
+
+
+def main(args):
+    with Rig(args, "armctl") as rig:
+        out = armctl(rig, "status").stdout
+        for word in ("state", "disabled", "j1", "j6", "lateness", "rad"):
+            check(word in out, "status output lacks %r:\n%s" % (word, out))
+        st = json.loads(armctl(rig, "--json", "status").stdout)
+        check(st["state"] == "disabled", "status --json state %s" % st["state"])
+        info = json.loads(armctl(rig, "info", "--json").stdout)
+        n = info["dof"]
+        check("puma560" in armctl(rig, "info").stdout, "info does not name the arm")
+
+        # errors: the daemon's message and exit 1; usage errors exit 2
+        p = armctl(rig, "move", "0.1", "0.2", expect=1)
+        check("invalid_params" in p.stderr and "params.q" in p.stderr,
+              "move with 2 of %d values: %s" % (n, p.stderr))
+        p = armctl(rig, "hold", expect=1)
+        check("hold" in p.stderr, "hold while disabled: %s" % p.stderr)
+        armctl(rig, "fly", expect=2)
+        armctl(rig, "move", "abc", expect=2)
+        p = subprocess.run([args.armctl, "-s", os.path.join(rig.dir, "nothing.sock"), "status"],
+                           capture_output=True, text=True)
+        check(p.returncode == 1 and "cannot connect" in p.stderr, "missing socket: %s" % p.stderr)
+
+        check(armctl(rig, "enable").stdout.strip() == "holding", "enable")
+        q0 = st["q"]
+        target = list(q0)
+        target[0] += 0.2
+        target[5] -= 0.3
+        out = armctl(rig, "move", *["%.6f" % x for x in target], "--time", "1.5").stdout
+        check(out.startswith("trajectory "), "move output: %s" % out)
+        armctl(rig, "wait", "done", "--timeout", "10")
+        st = json.loads(armctl(rig, "--json", "status").stdout)
+        err = max(abs(a - b) for a, b in zip(st["q"], target))
+        print("move: reached within %.5f rad" % err)
+        check(err < 0.01, "move did not reach the target: %.4f rad off" % err)
+
+        # send a CSV trajectory back to q0 while recording
+        path = os.path.join(rig.dir, "back.csv")
+        with open(path, "w") as f:
+            f.write("t," + ",".join(info["joints"]) + "\n")
+            mid = [(a + b) / 2 for a, b in zip(q0, target)]
+            f.write("1.0," + ",".join("%.6f" % x for x in mid) + "\n")
+            f.write("2.0," + ",".join("%.6f" % x for x in q0) + "\n")
+        rec_path = os.path.join(rig.dir, "rec.csv")
+        rec = subprocess.Popen([args.armctl, "-s", rig.sock, "record", rec_path, "--seconds", "3",
+                                "--rate", "100"], stderr=subprocess.PIPE, text=True)
+        out = armctl(rig, "send", path).stdout
+        check("2.000 s" in out, "send output: %s" % out)
+        armctl(rig, "wait", "done", "--timeout", "10")
+        rec.wait(20)
+        check(rec.returncode == 0, "record failed: %s" % rec.stderr.read())
+        rows = list(csv.reader(open(rec_path)))
+        check(rows[0][0] == "t" and "q_j1" in rows[0] and "tau_j6" in rows[0] and "q_des_j3" in rows[0],
+              "record header: %s" % rows[0])
+        check(len(rows[0]) == 1 + 4 * n, "record has %d columns" % len(rows[0]))
+        check(250 <= len(rows) - 1 <= 320, "record at 100 Hz for 3 s wrote %d rows" % (len(rows) - 1))
+        print("record: %d rows" % (len(rows) - 1))
+
+        # gains: set per joint and scalar, shown in the table
+        out = armctl(rig, "gains", "kp=300", "kd=" + ",".join(["30"] * n)).stdout
+        check("300" in out and "j6" in out, "gains output: %s" % out)
+        g = json.loads(armctl(rig, "--json", "gains").stdout)
+        check(g["kp"] == [300.0] * n and g["kd"] == [30.0] * n, "gains not applied: %s" % g)
+        armctl(rig, "gains", "kp=1,2", expect=1)  # wrong count: the daemon's error
+        out = armctl(rig, "reload").stdout
+        check("reloaded" in out, "reload output: %s" % out)
+        check(armctl(rig, "disable").stdout.strip() == "disabled", "disable")
+        check(rig.stop_armd() == 0, "armd did not exit 0")
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Integration: reload through the socket and SIGHUP changes gains (drop-in file), and refuses a
+structural change (a link mass) naming the key while keeping the running gains. Real armd +
+armsim on a pty."""
+import os
+import signal
+import time
+
+from test_api_lib import Rig, check, run
+
+
+def main(args):
+    with Rig(args, "reload") as rig:
+        c = rig.client()
+        info = c.call("info")
+        j0, j1 = info["joints"][0], info["joints"][1]
+        g = c.call("gains.get")
+        dropdir = rig.dropin_dir
+        kp_new = g["kp"][0] * 1.5 + 1
+        with open(os.path.join(dropdir, "50-gains.ini"), "w") as f:
+            f.write("[joint %s]\nkp = %.6g\n" % (j0, kp_new))
+        r = c.call("reload")
+        print("reload:", r)
+        check("kp" in r["changed"], "reload did not report the kp change: %r" % r["changed"])
+        g2 = c.call("gains.get")
+        check(abs(g2["kp"][0] - kp_new) < 1e-9 * kp_new, "kp not applied: %s" % g2["kp"][0])
+        check(g2["kp"][1:] == g["kp"][1:], "other joints' kp changed")
+
+        # a structural change is refused, the running configuration stays
+        with open(os.path.join(dropdir, "60-mass.ini"), "w") as f:
+            f.write("[joint %s]\nmass = 99\n" % j1)
+        m = c.call_full("reload")
+        check("error" in m, "a mass change was accepted by reload")
+        print("refused:", m["error"])
+        check("mass" in m["error"]["message"], "refusal does not name the key: %s" % m["error"])
+        check(c.call("gains.get")["kp"][0] == g2["kp"][0], "gains changed by a refused reload")
+        os.unlink(os.path.join(dropdir, "60-mass.ini"))
+
+        # SIGHUP takes the same path
+        kd_new = g["kd"][0] * 1.25 + 0.5
+        with open(os.path.join(dropdir, "70-kd.ini"), "w") as f:
+            f.write("[joint %s]\nkd = %.6g\n" % (j0, kd_new))
+        rig.armd.send_signal(signal.SIGHUP)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            if abs(c.call("gains.get")["kd"][0] - kd_new) < 1e-9 * kd_new:
+                break
+            time.sleep(0.05)
+        check(abs(c.call("gains.get")["kd"][0] - kd_new) < 1e-9 * kd_new, "SIGHUP did not apply kd")
+        print("SIGHUP applied kd = %g" % kd_new)
+        c.call("gains.set", {"kp": g["kp"]})
+        check(c.call("gains.get")["kp"] == g["kp"], "gains.set did not apply")
+        c.close()
+        check(rig.stop_armd() == 0, "armd did not exit 0")
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,473 @@
+/*
+ * test_api_unit.c — unit test of the socket API (daemon/api*.c, telemetry.c) against a fake
+ * control thread defined in this file (the only mock: the real control thread and the real
+ * armd + armsim are exercised by the integration tests). A real UNIX socket and a real libev
+ * loop; the test drives the loop between its client's writes and reads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "daemon/api.h"
+#include "daemon/api_internal.h"
+
+/* ------------------------------------------------------------------ fake control thread */
+struct ctl {
+    armd_config cfg;
+    ctl_state state;
+    uint64_t tick;
+    int last_points;
+    bool last_append;
+    double last_q0[CFG_MAX_JOINTS];
+    double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
+    uint64_t events;
+};
+
+static struct ctl fake;
+
+const char *ctl_state_name(ctl_state s)
+{
+    static const char *names[] = {"disabled", "holding", "moving", "fault", "estop"};
+    return names[s];
+}
+bool ctl_alive(ctl *c)
+{
+    return c != NULL;
+}
+int ctl_enable(ctl *c, ctl_error *err)
+{
+    (void)err;
+    c->state = CTL_HOLDING;
+    c->events++;
+    return 0;
+}
+int ctl_disable(ctl *c, ctl_error *err)
+{
+    (void)err;
+    c->state = CTL_DISABLED;
+    return 0;
+}
+int ctl_hold(ctl *c, ctl_error *err)
+{
+    if (c->state == CTL_DISABLED) {
+        snprintf(err->code, sizeof err->code, "bad_state");
+        snprintf(err->message, sizeof err->message, "the arm is disabled");
+        return -1;
+    }
+    return 0;
+}
+int ctl_estop(ctl *c, ctl_error *err)
+{
+    (void)err;
+    c->state = CTL_ESTOP;
+    return 0;
+}
+int ctl_reset(ctl *c, ctl_error *err)
+{
+    (void)err;
+    c->state = CTL_DISABLED;
+    return 0;
+}
+int ctl_cancel(ctl *c, ctl_error *err)
+{
+    return ctl_hold(c, err);
+}
+int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
+                   double *duration, ctl_error *err)
+{
+    (void)err;
+    c->last_points = n_points;
+    c->last_append = append;
+    memcpy(c->last_q0, points[0].q, sizeof c->last_q0);
+    *id = 7;
+    *duration = points[n_points - 1].t;
+    return 0;
+}
+int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
+                ctl_error *err)
+{
+    (void)err;
+    memcpy(c->last_q0, q, sizeof(double) * (size_t)c->cfg.n_joints);
+    *id = 8;
+    *duration_out = duration > 0 ? duration : 1.5;
+    return 0;
+}
+int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, ctl_error *err)
+{
+    (void)err;
+    for (int i = 0; i < c->cfg.n_joints; i++) {
+        if (kp) c->kp[i] = kp[i];
+        if (kd) c->kd[i] = kd[i];
+        if (ki) c->ki[i] = ki[i];
+    }
+    return 0;
+}
+void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
+{
+    memcpy(kp, c->kp, sizeof c->kp);
+    memcpy(kd, c->kd, sizeof c->kd);
+    memcpy(ki, c->ki, sizeof c->ki);
+}
+int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err)
+{
+    (void)err;
+    c->cfg.controller = law;
+    return 0;
+}
+void ctl_status_get(ctl *c, ctl_status *out)
+{
+    memset(out, 0, sizeof *out);
+    out->state = c->state;
+    out->n = c->cfg.n_joints;
+    out->q[0] = 0.5;
+    out->q[1] = NAN; /* non-finite values must become null, never break the reply */
+    out->controller = c->cfg.controller;
+    out->rate_hz = c->cfg.rate_hz;
+    out->ticks = c->tick;
+}
+const armd_config *ctl_config(ctl *c)
+{
+    return &c->cfg;
+}
+/* Produces 20 new samples per call, with increasing ticks. */
+int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max)
+{
+    if (*cursor == 0) *cursor = c->tick;
+    int k = 0;
+    for (; k < max && k < 20; k++) {
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].tick = ++c->tick;
+        out[k].time = (double)c->tick * 1e-3;
+        out[k].q[0] = 0.25;
+    }
+    *cursor = c->tick;
+    return k;
+}
+int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max)
+{
+    int k = 0;
+    while (*cursor < c->events && k < max) {
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].seq = ++*cursor;
+        out[k].type = CTL_EV_STATE;
+        out[k].state = c->state;
+        k++;
+    }
+    return k;
+}
+
+/* ------------------------------------------------------------------------- harness */
+static struct ev_loop *loop;
+static api_server *srv;
+static char sock_path[108];
+
+static int fake_reload(void *ctx, char *changed, size_t len, ctl_error *err)
+{
+    (void)ctx;
+    (void)err;
+    snprintf(changed, len, "[joint a] kp");
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    memset(&fake, 0, sizeof fake);
+    fake.cfg.n_joints = 2;
+    fake.cfg.rate_hz = 1000;
+    snprintf(fake.cfg.name, sizeof fake.cfg.name, "fake");
+    snprintf(fake.cfg.joint[0].name, CFG_NAME_MAX, "a");
+    snprintf(fake.cfg.joint[1].name, CFG_NAME_MAX, "b");
+    snprintf(sock_path, sizeof sock_path, "/tmp/armd-test-api-%d.sock", (int)getpid());
+    loop = ev_loop_new(0);
+    api_options o = {.path = sock_path,
+                     .mode = 0600,
+                     .group = "",
+                     .max_clients = 4,
+                     .version = "test",
+                     .reload = fake_reload};
+    char err[256];
+    srv = api_open(loop, &fake, &o, err, sizeof err);
+    assert_non_null(srv);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    api_close(srv);
+    ev_loop_destroy(loop);
+    assert_int_equal(access(sock_path, F_OK), -1); /* socket file removed */
+    return 0;
+}
+
+static int connect_client(void)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock_path);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    for (int i = 0; i < 5; i++) ev_run(loop, EVRUN_NOWAIT);
+    return fd;
+}
+
+static void send_all(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ev_run(loop, EVRUN_NOWAIT);
+        struct pollfd p = {fd, POLLOUT, 0};
+        if (poll(&p, 1, 10) <= 0) continue;
+        ssize_t w = send(fd, data + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EAGAIN) continue;
+        assert_true(w > 0);
+        off += (size_t)w;
+    }
+}
+
+/* Reads one line, running the server loop meanwhile; returns it parsed, or NULL at EOF. */
+static json_t *read_line(int fd)
+{
+    static char buf[1 << 16];
+    size_t len = 0;
+    for (int spins = 0; spins < 2000; spins++) {
+        ev_run(loop, EVRUN_NOWAIT);
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 1) <= 0) continue;
+        char ch;
+        ssize_t r;
+        while ((r = recv(fd, &ch, 1, MSG_DONTWAIT)) == 1) {
+            if (ch == '\n') {
+                json_error_t e;
+                json_t *v = json_loadb(buf, len, 0, &e);
+                assert_non_null(v);
+                return v;
+            }
+            assert_true(len < sizeof buf);
+            buf[len++] = ch;
+        }
+        if (r == 0) return NULL;
+    }
+    fail_msg("no reply from the server");
+    return NULL;
+}
+
+static json_t *request(int fd, const char *line)
+{
+    send_all(fd, line, strlen(line));
+    send_all(fd, "\n", 1);
+    return read_line(fd);
+}
+
+static const char *error_code(json_t *reply)
+{
+    return json_string_value(json_object_get(json_object_get(reply, "error"), "code"));
+}
+static const char *error_message(json_t *reply)
+{
+    return json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
+}
+
+/* ---------------------------------------------------------------------------- tests */
+static void test_info_and_status(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"info\"}");
+    json_t *res = json_object_get(r, "result");
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
+    assert_int_equal(json_integer_value(json_object_get(res, "dof")), 2);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(res, "joints"), 1)), "b");
+    json_decref(r);
+    r = request(fd, "{\"id\": \"x\", \"method\": \"status\", \"params\": {}}");
+    res = json_object_get(r, "result");
+    assert_string_equal(json_string_value(json_object_get(r, "id")), "x");
+    assert_string_equal(json_string_value(json_object_get(res, "state")), "disabled");
+    assert_true(json_is_null(json_object_get(res, "fault")));
+    assert_true(json_is_null(json_array_get(json_object_get(res, "q"), 1))); /* NaN -> null */
+    assert_float_equal(json_number_value(json_array_get(json_object_get(res, "q"), 0)), 0.5, 1e-12);
+    json_decref(r);
+    close(fd);
+}
+
+static void test_bad_input_keeps_connection(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    json_t *r = request(fd, "this is not json");
+    assert_string_equal(error_code(r), "parse_error");
+    assert_true(json_is_null(json_object_get(r, "id")));
+    json_decref(r);
+    r = request(fd, "{\"id\": 2, \"method\": \"fly\"}");
+    assert_string_equal(error_code(r), "unknown_method");
+    assert_non_null(strstr(error_message(r), "fly"));
+    json_decref(r);
+    r = request(fd, "[1, 2]");
+    assert_string_equal(error_code(r), "invalid_request");
+    json_decref(r);
+    r = request(fd, "{\"id\": 3, \"method\": \"move_to\", \"params\": {\"q\": [1, 2, 3]}}");
+    assert_string_equal(error_code(r), "invalid_params");
+    assert_non_null(strstr(error_message(r), "params.q"));
+    json_decref(r);
+    r = request(fd, "{\"id\": 4, \"method\": \"gains.set\", \"params\": {\"kq\": 1}}");
+    assert_string_equal(error_code(r), "invalid_params");
+    assert_non_null(strstr(error_message(r), "kq"));
+    json_decref(r);
+    r = request(fd, "{\"id\": 5, \"method\": \"trajectory\", \"params\": {\"points\": "
+                    "[{\"t\": 1, \"q\": [0, 0]}, {\"t\": 2, \"q\": [0, \"x\"]}]}}");
+    assert_string_equal(error_code(r), "invalid_params");
+    assert_non_null(strstr(error_message(r), "points[1].q[1]"));
+    json_decref(r);
+    r = request(fd, "{\"id\": 6, \"method\": \"hold\"}"); /* the fake refuses: disabled */
+    assert_string_equal(error_code(r), "bad_state");
+    json_decref(r);
+    /* garbage bytes, still open */
+    r = request(fd, "\x01\x02\xff\xfe{{{");
+    assert_string_equal(error_code(r), "parse_error");
+    json_decref(r);
+    /* no id: no reply; the next reply is for id 9 */
+    const char *no_id = "{\"method\": \"enable\"}\n";
+    send_all(fd, no_id, strlen(no_id));
+    r = request(fd, "{\"id\": 9, \"method\": \"status\"}");
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 9);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "state")),
+                        "holding");
+    json_decref(r);
+    close(fd);
+}
+
+static void test_commands_reach_control(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"trajectory\", \"params\": {\"mode\": "
+                            "\"append\", \"points\": [{\"t\": 0.5, \"q\": [0.1, 0.2]}, {\"t\": "
+                            "2.5, \"q\": [0.3, 0.4], \"qd\": [0, 0]}]}}");
+    json_t *res = json_object_get(r, "result");
+    assert_int_equal(json_integer_value(json_object_get(res, "id")), 7);
+    assert_float_equal(json_number_value(json_object_get(res, "duration")), 2.5, 1e-12);
+    assert_int_equal(fake.last_points, 2);
+    assert_true(fake.last_append);
+    assert_float_equal(fake.last_q0[1], 0.2, 1e-12);
+    json_decref(r);
+    r = request(fd, "{\"id\": 2, \"method\": \"gains.set\", \"params\": {\"kp\": 100, \"kd\": "
+                    "[20, 30]}}");
+    res = json_object_get(r, "result");
+    assert_float_equal(json_number_value(json_array_get(json_object_get(res, "kp"), 1)), 100,
+                       1e-12);
+    assert_float_equal(json_number_value(json_array_get(json_object_get(res, "kd"), 1)), 30, 1e-12);
+    json_decref(r);
+    r = request(fd, "{\"id\": 3, \"method\": \"reload\"}");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "changed")),
+                        "[joint a] kp");
+    json_decref(r);
+    r = request(fd, "{\"id\": 4, \"method\": \"controller.set\", \"params\": {\"name\": \"pd\"}}");
+    assert_string_equal(error_code(r), "invalid_params");
+    json_decref(r);
+    close(fd);
+}
+
+static void test_oversized_line_closes(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    size_t n = API_MAX_LINE + 100;
+    char *big = malloc(n);
+    memset(big, 'a', n);
+    send_all(fd, big, n);
+    free(big);
+    json_t *r = read_line(fd);
+    assert_string_equal(error_code(r), "line_too_long");
+    json_decref(r);
+    assert_null(read_line(fd)); /* closed */
+    close(fd);
+}
+
+static void test_max_clients_and_churn(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 300; i++) close(connect_client());
+    for (int i = 0; i < 5; i++) ev_run(loop, EVRUN_NOWAIT);
+    assert_int_equal(api_client_count(srv), 0);
+    int fds[4];
+    for (int i = 0; i < 4; i++) fds[i] = connect_client();
+    int extra = connect_client();
+    json_t *r = read_line(extra);
+    assert_string_equal(error_code(r), "too_many_clients");
+    json_decref(r);
+    assert_null(read_line(extra));
+    close(extra);
+    r = request(fds[3], "{\"id\": 1, \"method\": \"status\"}");
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    for (int i = 0; i < 4; i++) close(fds[i]);
+}
+
+static void test_subscriber_that_never_reads_is_dropped(void **state)
+{
+    (void)state;
+    int lazy = connect_client();
+    int good = connect_client();
+    const char *sub = "{\"id\": 1, \"method\": \"subscribe\", \"params\": {\"rate_hz\": 1000}}\n";
+    send_all(lazy, sub, strlen(sub));
+    json_t *r = request(good, "{\"id\": 1, \"method\": \"subscribe\", \"params\": "
+                              "{\"rate_hz\": 100}}");
+    /* the good client may see telemetry before its reply */
+    while (!json_object_get(r, "id")) {
+        json_decref(r);
+        r = read_line(good);
+    }
+    assert_float_equal(json_number_value(json_object_get(json_object_get(r, "result"), "rate_hz")),
+                       100, 1e-9);
+    json_decref(r);
+    /* run the loop long enough for the lazy client's queue to overflow; the good one reads */
+    int telemetry = 0;
+    for (int i = 0; i < 40000 && api_client_count(srv) == 2; i++) {
+        ev_run(loop, EVRUN_NOWAIT);
+        api_telemetry_drain(srv);
+        struct pollfd p = {good, POLLIN, 0};
+        if (poll(&p, 1, 0) > 0) {
+            char buf[65536];
+            ssize_t k = recv(good, buf, sizeof buf, MSG_DONTWAIT);
+            for (ssize_t j = 0; j < k; j++) telemetry += buf[j] == '\n';
+        }
+    }
+    assert_int_equal(api_client_count(srv), 1);
+    assert_true(telemetry > 0);
+    r = request(good, "{\"id\": 2, \"method\": \"unsubscribe\"}");
+    while (!json_object_get(r, "id")) {
+        json_decref(r);
+        r = read_line(good);
+    }
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    close(lazy);
+    close(good);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_info_and_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_input_keeps_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_max_clients_and_churn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_subscriber_that_never_reads_is_dropped, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

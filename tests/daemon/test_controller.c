@@ -1,0 +1,193 @@
+/*
+ * test_controller.c — control laws of daemon/controller.h against torques computed by hand
+ * for a 2-DOF planar arm (point masses at the link tips; Craig, "Introduction to Robotics",
+ * example 6.6, the same arm as seed 003), plus the torque clamp and rate limit.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "daemon/controller.h"
+
+#define L1    0.7
+#define L2    0.5
+#define M1    2.0
+#define M2    1.3
+#define G     9.81
+#define ARM1  0.1 /* armature of joint 1 */
+#define VISC2 0.5 /* viscous friction of joint 2 */
+#define COUL2 0.2 /* Coulomb friction of joint 2 (+-) */
+
+static dyn_model *model;
+static dyn_data *data;
+
+static int setup(void **state)
+{
+    (void)state;
+    dyn_model_desc d;
+    memset(&d, 0, sizeof d);
+    d.n = 2;
+    for (int i = 0; i < 2; i++) {
+        d.joint[i].type = DYN_REVOLUTE;
+        d.joint[i].form = DYN_DH_STANDARD;
+        d.joint[i].a = i == 0 ? L1 : L2;
+        d.joint[i].mass = i == 0 ? M1 : M2; /* COM at the distal frame origin = link tip */
+    }
+    d.joint[0].armature = ARM1;
+    d.joint[1].viscous = VISC2;
+    d.joint[1].coulomb_pos = COUL2;
+    d.joint[1].coulomb_neg = -COUL2;
+    d.gravity[1] = -G; /* arm in the x-y plane, gravity along -y */
+    model = dyn_model_create(&d, NULL, NULL);
+    if (!model) return -1;
+    data = dyn_data_create(model);
+    return data ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    dyn_data_free(data);
+    dyn_model_free(model);
+    return 0;
+}
+
+/* Craig eq. 6.60 (point masses at the link ends), without armature/friction. */
+static void closed_form(const double *q, const double *qd, const double *qdd, double *tau)
+{
+    double c1 = cos(q[0]), c2 = cos(q[1]), s2 = sin(q[1]), c12 = cos(q[0] + q[1]);
+    tau[0] = M2 * L2 * L2 * (qdd[0] + qdd[1]) + M2 * L1 * L2 * c2 * (2 * qdd[0] + qdd[1]) +
+             (M1 + M2) * L1 * L1 * qdd[0] - M2 * L1 * L2 * s2 * qd[1] * qd[1] -
+             2 * M2 * L1 * L2 * s2 * qd[0] * qd[1] + M2 * L2 * G * c12 + (M1 + M2) * L1 * G * c1;
+    tau[1] = M2 * L1 * L2 * c2 * qdd[0] + M2 * L1 * L2 * s2 * qd[0] * qd[0] + M2 * L2 * G * c12 +
+             M2 * L2 * L2 * (qdd[0] + qdd[1]);
+}
+
+static law_params params(void)
+{
+    law_params p;
+    memset(&p, 0, sizeof p);
+    p.n = 2;
+    strcpy(p.name[0], "shoulder");
+    strcpy(p.name[1], "elbow");
+    double kp[2] = {100, 80}, kd[2] = {20, 18}, ki[2] = {10, 0};
+    for (int j = 0; j < 2; j++) {
+        p.kp[j] = kp[j];
+        p.kd[j] = kd[j];
+        p.ki[j] = ki[j];
+        p.i_limit[j] = 0.1;
+        p.torque[j] = 50;
+        p.damping[j] = 3 + j;
+    }
+    return p;
+}
+
+static const double q[2] = {0.3, -0.5}, qd[2] = {0.2, -0.4};
+static const double q_des[2] = {0.35, -0.45}, qd_des[2] = {0.1, -0.3}, qdd_des[2] = {0.5, -1};
+
+static void computed_torque_matches_hand(void **state)
+{
+    (void)state;
+    law_params p = params();
+    law_state s;
+    law_reset(&s, 2);
+    double dt = 0.001, tau[2], a[2], expect[2];
+    law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
+    for (int j = 0; j < 2; j++) {
+        double e = q_des[j] - q[j], integral = e * dt;
+        assert_true(fabs(s.integral[j] - integral) < 1e-15);
+        a[j] = qdd_des[j] + p.kd[j] * (qd_des[j] - qd[j]) + p.kp[j] * e + p.ki[j] * integral;
+    }
+    closed_form(q, qd, a, expect);
+    expect[0] += ARM1 * a[0];
+    expect[1] += VISC2 * qd[1] - COUL2; /* qd[1] < 0 */
+    for (int j = 0; j < 2; j++) assert_true(fabs(tau[j] - expect[j]) < 1e-9);
+}
+
+static void pd_gravity_matches_hand(void **state)
+{
+    (void)state;
+    law_params p = params();
+    law_state s;
+    law_reset(&s, 2);
+    double dt = 0.002, tau[2], zero[2] = {0, 0}, g[2];
+    law_compute(CTRL_PD_GRAVITY, &p, model, data, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
+    closed_form(q, zero, zero, g);
+    for (int j = 0; j < 2; j++) {
+        double e = q_des[j] - q[j];
+        double expect = p.kp[j] * e + p.kd[j] * (qd_des[j] - qd[j]) + p.ki[j] * e * dt + g[j];
+        assert_true(fabs(tau[j] - expect) < 1e-9);
+    }
+}
+
+static void gravity_comp_and_damping_match_hand(void **state)
+{
+    (void)state;
+    law_params p = params();
+    law_state s;
+    law_reset(&s, 2);
+    double tau[2], zero[2] = {0, 0}, g[2];
+    closed_form(q, zero, zero, g);
+    law_compute(CTRL_GRAVITY_COMP, &p, model, data, q, qd, q_des, qd_des, qdd_des, 0.001, &s, tau);
+    assert_true(fabs(tau[0] - g[0]) < 1e-9);
+    assert_true(fabs(tau[1] - (g[1] + VISC2 * qd[1] - COUL2)) < 1e-9);
+    law_damp(&p, model, data, q, qd, tau);
+    for (int j = 0; j < 2; j++) assert_true(fabs(tau[j] - (g[j] - p.damping[j] * qd[j])) < 1e-9);
+}
+
+/* The integral is bounded by i_limit (anti-windup). */
+static void integral_is_bounded(void **state)
+{
+    (void)state;
+    law_params p = params();
+    law_state s;
+    law_reset(&s, 2);
+    double tau[2];
+    for (int i = 0; i < 5000; i++)
+        law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, qd, q_des, qd_des, qdd_des, 0.001, &s,
+                    tau);
+    assert_true(fabs(s.integral[0] - 0.1) < 1e-12); /* 0.05 rad * 5 s = 0.25 > 0.1 */
+}
+
+/* Clamp counts saturated joints; the rate limit bounds the change per tick. */
+static void clamp_and_rate_limit(void **state)
+{
+    (void)state;
+    law_params p = params();
+    p.torque[0] = 5;
+    p.torque[1] = 10;
+    p.torque_rate[1] = 1000; /* N m/s -> 1 N m per 1 ms tick */
+    law_state s;
+    law_reset(&s, 2);
+    double tau[2] = {-7.5, 8};
+    assert_int_equal(law_limit(&p, 0.001, &s, tau), 1);
+    assert_true(tau[0] == -5);
+    assert_true(fabs(tau[1] - 1.0) < 1e-12);
+    tau[0] = 3;
+    tau[1] = 20; /* clamped to 10, then rate limited to 2 */
+    assert_int_equal(law_limit(&p, 0.001, &s, tau), 1);
+    assert_true(tau[0] == 3);
+    assert_true(fabs(tau[1] - 2.0) < 1e-12);
+    tau[0] = NAN;
+    tau[1] = 1.5;
+    assert_int_equal(law_limit(&p, 0.001, &s, tau), 0);
+    assert_true(tau[0] == 0); /* never a NaN command */
+    assert_true(fabs(tau[1] - 1.5) < 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(computed_torque_matches_hand),
+        cmocka_unit_test(pd_gravity_matches_hand),
+        cmocka_unit_test(gravity_comp_and_damping_match_hand),
+        cmocka_unit_test(integral_is_bounded),
+        cmocka_unit_test(clamp_and_rate_limit),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,155 @@
+/*
+ * test_safety.c — the state machine and fault checks of daemon/safety.h: every command in
+ * every state, the fault reasons' text, consecutive failed reads and the damping-stop end.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "daemon/safety.h"
+
+/* Expected outcome of cmd in each state: next state, or -1 for refused. */
+static void check_row(sf_cmd cmd, const int expect[5])
+{
+    for (int s = 0; s < 5; s++) {
+        sf_state next;
+        char why[200] = "";
+        bool ok = sf_command_allowed((sf_state)s, cmd, "joint elbow: following error", &next, why,
+                                     sizeof why);
+        if (expect[s] < 0) {
+            assert_false(ok);
+            assert_true(strlen(why) > 0);
+        } else {
+            assert_true(ok);
+            assert_int_equal(next, expect[s]);
+        }
+    }
+}
+
+static void transitions(void **state)
+{
+    (void)state;
+    /* states:              disabled     holding      moving       fault     estop */
+    int enable[5] = {SF_HOLDING, SF_HOLDING, SF_MOVING, -1, -1};
+    int disable[5] = {SF_DISABLED, SF_DISABLED, SF_DISABLED, SF_FAULT, SF_ESTOP};
+    int hold[5] = {-1, SF_HOLDING, SF_HOLDING, -1, -1};
+    int estop[5] = {SF_ESTOP, SF_ESTOP, SF_ESTOP, SF_ESTOP, SF_ESTOP};
+    int reset[5] = {SF_DISABLED, -1, -1, SF_DISABLED, SF_DISABLED};
+    int cancel[5] = {-1, SF_HOLDING, SF_MOVING, -1, -1};
+    int traj[5] = {-1, SF_MOVING, SF_MOVING, -1, -1};
+    int law[5] = {SF_DISABLED, SF_HOLDING, -1, -1, -1};
+    check_row(SF_CMD_ENABLE, enable);
+    check_row(SF_CMD_DISABLE, disable);
+    check_row(SF_CMD_HOLD, hold);
+    check_row(SF_CMD_ESTOP, estop);
+    check_row(SF_CMD_RESET, reset);
+    check_row(SF_CMD_CANCEL, cancel);
+    check_row(SF_CMD_TRAJECTORY, traj);
+    check_row(SF_CMD_CONTROLLER, law);
+}
+
+static void refusal_texts(void **state)
+{
+    (void)state;
+    sf_state next;
+    char why[200];
+    sf_command_allowed(SF_FAULT, SF_CMD_ENABLE,
+                       "joint elbow: following error 0.2 over the limit 0.1", &next, why,
+                       sizeof why);
+    assert_string_equal(why, "the arm is in fault (joint elbow: following error 0.2 over the limit "
+                             "0.1); reset it first");
+    sf_command_allowed(SF_DISABLED, SF_CMD_TRAJECTORY, "", &next, why, sizeof why);
+    assert_string_equal(why, "the arm is disabled; enable it first");
+    sf_command_allowed(SF_MOVING, SF_CMD_CONTROLLER, "", &next, why, sizeof why);
+    assert_string_equal(
+        why, "the arm is moving; the control law can change only while disabled or holding");
+    assert_string_equal(sf_state_name(SF_ESTOP), "estop");
+}
+
+static law_params params(void)
+{
+    law_params p;
+    memset(&p, 0, sizeof p);
+    p.n = 2;
+    strcpy(p.name[0], "shoulder");
+    strcpy(p.name[1], "elbow");
+    for (int j = 0; j < 2; j++) {
+        p.lower[j] = -1;
+        p.upper[j] = 1;
+        p.velocity[j] = 2;
+        p.following_error[j] = 0.1;
+    }
+    p.safety.max_failed_reads = 3;
+    p.safety.damp_stop_velocity = 0.05;
+    p.safety.damp_timeout = 1.0;
+    return p;
+}
+
+static void fault_reasons(void **state)
+{
+    (void)state;
+    law_params p = params();
+    char r[160];
+    double q[2] = {0.2, 0.3}, qd[2] = {0.5, -0.5}, qdes[2] = {0.25, 0.35};
+    assert_false(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    q[1] = qdes[1] = 1.05; /* beyond the limit by less than the following error: tolerated */
+    qd[0] = 2.1;           /* within SF_VELOCITY_MARGIN of the limit */
+    assert_false(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    qd[0] = 0.5;
+    assert_true(sf_check_position(&p, q, r, sizeof r)); /* enabling there is refused */
+    assert_string_equal(r, "joint elbow: position 1.05 outside limits [-1, 1]");
+    q[1] = 1.2;
+    qdes[1] = 1.2;
+    assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    assert_string_equal(r, "joint elbow: position 1.2 outside limits [-1, 1]");
+    q[1] = 0.3;
+    qd[0] = -2.5;
+    assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    assert_string_equal(r, "joint shoulder: velocity -2.5 over the limit 2");
+    qd[0] = 0.5;
+    qdes[1] = 0.45;
+    assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    assert_string_equal(r, "joint elbow: following error 0.15 over the limit 0.1");
+    qdes[1] = 0.3;
+    qd[1] = NAN;
+    assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
+    assert_true(strncmp(r, "joint elbow: velocity", 21) == 0);
+}
+
+static void failed_reads_count_consecutive(void **state)
+{
+    (void)state;
+    law_params p = params();
+    sf_reads r = {0};
+    assert_false(sf_read_failed(&r, &p));
+    assert_false(sf_read_failed(&r, &p));
+    sf_read_ok(&r); /* a good read starts over */
+    assert_false(sf_read_failed(&r, &p));
+    assert_false(sf_read_failed(&r, &p));
+    assert_true(sf_read_failed(&r, &p));
+}
+
+static void damping_stop_ends(void **state)
+{
+    (void)state;
+    law_params p = params();
+    double moving[2] = {0.2, 0.01}, still[2] = {0.04, -0.049};
+    assert_false(sf_damp_done(&p, moving, 0.5));
+    assert_true(sf_damp_done(&p, still, 0.5));
+    assert_true(sf_damp_done(&p, moving, 1.0)); /* timeout */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(transitions),       cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(fault_reasons),     cmocka_unit_test(failed_reads_count_consecutive),
+        cmocka_unit_test(damping_stop_ends),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
