@@ -10,13 +10,6 @@
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
 
-/* Prints one model finding from dyn_model_create (errors are already in the config report). */
-static void print_issue(void *ctx, int joint, const char *field, int is_error, const char *msg)
-{
-    FILE *out = ctx;
-    fprintf(out, "model: joint %d %s: %s%s\n", joint + 1, field, is_error ? "" : "warning: ", msg);
-}
-
 int armd_check_config(const char *path, FILE *out)
 {
     armd_config *cfg = calloc(1, sizeof *cfg);
@@ -31,7 +24,8 @@ int armd_check_config(const char *path, FILE *out)
         free(cfg);
         return 2;
     }
-    dyn_model *m = dyn_model_create(&cfg->model, print_issue, out);
+    /* cfg_load already ran the model's checks and reported them with file and line */
+    dyn_model *m = dyn_model_create(&cfg->model, NULL, NULL);
     dyn_data *d = m ? dyn_data_create(m) : NULL;
     if (!m || !d) {
         fprintf(out, "%s: the dynamics model cannot be built\n", path);
