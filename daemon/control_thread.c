@@ -316,6 +316,7 @@ void *ctl_thread_main(void *arg)
 {
     ctl *c = arg;
     ctl_rt *r = &c->rt;
+    pthread_setname_np(pthread_self(), "armd-control"); /* for ps/top, and to find it */
     rt_prefault_stack(128 * 1024);
     while (!atomic_load_explicit(&c->go, memory_order_acquire)) ctl_nap_100us();
     int64_t start = ctl_mono_ns(), next = start;

@@ -84,29 +84,30 @@ bool sf_command_allowed(sf_state s, sf_cmd cmd, const char *fault_reason, sf_sta
     return refuse(why, len, "unknown command%s%s", "", "");
 }
 
+/* True when joint j's position q [rad or m] is not finite or outside [lower - fe, upper + fe]
+ * (fe = the joint's following_error, 0 when off), with the reason naming the joint. The
+ * band lets an arm run to a limit under a tracking error, and lets one that rests on its hard
+ * stop just past a soft limit be enabled. */
+static bool position_outside(const law_params *p, int j, double q, char *reason, size_t len)
+{
+    double m = p->following_error[j] > 0 ? p->following_error[j] : 0;
+    if (isfinite(q) && q >= p->lower[j] - m && q <= p->upper[j] + m) return false;
+    snprintf(reason, len, "joint %s: position %.4g outside limits [%.4g, %.4g]", p->name[j], q,
+             p->lower[j], p->upper[j]);
+    return true;
+}
+
 bool sf_check_position(const law_params *p, const double *q, char *reason, size_t len)
 {
-    for (int j = 0; j < p->n; j++) {
-        if (!isfinite(q[j]) || q[j] < p->lower[j] || q[j] > p->upper[j]) {
-            snprintf(reason, len, "joint %s: position %.4g outside limits [%.4g, %.4g]", p->name[j],
-                     q[j], p->lower[j], p->upper[j]);
-            return true;
-        }
-    }
+    for (int j = 0; j < p->n; j++)
+        if (position_outside(p, j, q[j], reason, len)) return true;
     return false;
 }
 
 bool sf_check_tick(const law_params *p, const double *q, const double *qd, const double *q_des,
                    char *reason, size_t len)
 {
-    for (int j = 0; j < p->n; j++) {
-        double m = p->following_error[j] > 0 ? p->following_error[j] : 0;
-        if (!isfinite(q[j]) || q[j] < p->lower[j] - m || q[j] > p->upper[j] + m) {
-            snprintf(reason, len, "joint %s: position %.4g outside limits [%.4g, %.4g]", p->name[j],
-                     q[j], p->lower[j], p->upper[j]);
-            return true;
-        }
-    }
+    if (sf_check_position(p, q, reason, len)) return true;
     for (int j = 0; j < p->n; j++) {
         if (!isfinite(qd[j]) ||
             (p->velocity[j] > 0 && fabs(qd[j]) > SF_VELOCITY_MARGIN * p->velocity[j])) {

@@ -50,7 +50,9 @@ bool sf_command_allowed(sf_state s, sf_cmd cmd, const char *fault_reason, sf_sta
 bool sf_check_tick(const law_params *p, const double *q, const double *qd, const double *q_des,
                    char *reason, size_t len);
 
-/* Checks that q is within the position limits (for enabling). */
+/* Checks for enabling that q is within the same band as sf_check_tick's position check,
+ * [lower - fe, upper + fe] per joint: an arm resting on its hard stop just past a soft limit
+ * can be enabled (it then holds there); true and a reason naming the joint when outside. */
 bool sf_check_position(const law_params *p, const double *q, char *reason, size_t len);
 
 /* Consecutive failed reads: returns true (fault) when count reaches max_failed_reads. */

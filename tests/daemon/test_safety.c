@@ -101,8 +101,6 @@ static void fault_reasons(void **state)
     qd[0] = 2.1;           /* within SF_VELOCITY_MARGIN of the limit */
     assert_false(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
     qd[0] = 0.5;
-    assert_true(sf_check_position(&p, q, r, sizeof r)); /* enabling there is refused */
-    assert_string_equal(r, "joint elbow: position 1.05 outside limits [-1, 1]");
     q[1] = 1.2;
     qdes[1] = 1.2;
     assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
@@ -119,6 +117,38 @@ static void fault_reasons(void **state)
     qd[1] = NAN;
     assert_true(sf_check_tick(&p, q, qd, qdes, r, sizeof r));
     assert_true(strncmp(r, "joint elbow: velocity", 21) == 0);
+}
+
+/* Enabling accepts the running band [lower - fe, upper + fe] (an arm resting on its hard stop
+ * just past a soft limit), refuses anything further out, and keeps the limits strict where
+ * the following error check is off. */
+static void enable_position_band(void **state)
+{
+    (void)state;
+    law_params p = params();
+    char r[160] = "";
+    double q[2] = {0.2, 0.3};
+    assert_false(sf_check_position(&p, q, r, sizeof r));
+    q[1] = 1.05; /* past the limit by less than the following error */
+    assert_false(sf_check_position(&p, q, r, sizeof r));
+    q[0] = -1.0999; /* just inside the band at the lower end */
+    assert_false(sf_check_position(&p, q, r, sizeof r));
+    q[0] = -1.1001;
+    assert_true(sf_check_position(&p, q, r, sizeof r));
+    assert_string_equal(r, "joint shoulder: position -1.1 outside limits [-1, 1]");
+    q[0] = 0;
+    q[1] = 1.2;
+    assert_true(sf_check_position(&p, q, r, sizeof r));
+    assert_string_equal(r, "joint elbow: position 1.2 outside limits [-1, 1]");
+    q[1] = NAN;
+    assert_true(sf_check_position(&p, q, r, sizeof r));
+    assert_true(strncmp(r, "joint elbow: position nan", 25) == 0);
+    p.following_error[1] = 0; /* check off: no band */
+    q[1] = 1.05;
+    assert_true(sf_check_position(&p, q, r, sizeof r));
+    assert_string_equal(r, "joint elbow: position 1.05 outside limits [-1, 1]");
+    q[1] = 1.0;
+    assert_false(sf_check_position(&p, q, r, sizeof r));
 }
 
 static void failed_reads_count_consecutive(void **state)
@@ -149,7 +179,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transitions),       cmocka_unit_test(refusal_texts),
         cmocka_unit_test(fault_reasons),     cmocka_unit_test(failed_reads_count_consecutive),
-        cmocka_unit_test(damping_stop_ends),
+        cmocka_unit_test(damping_stop_ends), cmocka_unit_test(enable_position_band),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
