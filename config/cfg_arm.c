@@ -1,6 +1,5 @@
 /* cfg_arm.c — the schema of the whole-arm sections: [arm], [driver], [socket], [realtime],
  * [safety] (its scalar keys), [trajectory]; and the unknown-key pass for every section. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,16 +119,6 @@ void cfg_check_unknown_keys(cfg_ctx *c)
     }
 }
 
-/* Is s 1..63 of [A-Za-z0-9_.-]? */
-static bool valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= CFG_NAME_MAX) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return false;
-    return true;
-}
-
 #define R(lo, hi) ((cfg_range){(lo), (hi), false, false})
 #define R_POS(hi) ((cfg_range){0, (hi), true, false})
 
@@ -144,7 +133,8 @@ static void apply_arm(cfg_ctx *c, armd_config *cfg)
         cfg_msg_add(c, 0, 0, true, "[arm]: missing section (name, rate_hz, ...)");
         return;
     }
-    if (cfg_get_str(c, s, "name", true, cfg->name, sizeof(cfg->name)) && !valid_name(cfg->name)) {
+    if (cfg_get_str(c, s, "name", true, cfg->name, sizeof(cfg->name)) &&
+        !cfg_valid_name(cfg->name)) {
         cfg_entry *e = cfg_entry_find(c, s, "name");
         cfg_err(c, e->file, e->line, s, "name",
                 "'%s' must be 1 to %d letters, digits, '_', '-' or '.'", cfg->name,
@@ -295,6 +285,6 @@ void cfg_apply_arm(cfg_ctx *c, armd_config *cfg)
     apply_driver(c, cfg);
     apply_socket(c, cfg);
     apply_rest(c, cfg);
-    if (!cfg->socket.path[0] && valid_name(cfg->name))
+    if (!cfg->socket.path[0] && cfg_valid_name(cfg->name))
         snprintf(cfg->socket.path, sizeof(cfg->socket.path), "/run/armd/%s.sock", cfg->name);
 }

@@ -38,6 +38,10 @@ static bool vec_ne(const double *a, const double *b, int n)
     do {                                                                                           \
         if (cond) add(l, sec, key);                                                                \
     } while (0)
+/* The key named like the struct field: a number or enum, a vector of n, a string. */
+#define DIFF(l, sec, x, y, field)        CHK(l, sec, #field, (x)->field != (y)->field)
+#define DIFF_VEC(l, sec, x, y, field, n) CHK(l, sec, #field, vec_ne((x)->field, (y)->field, n))
+#define DIFF_STR(l, sec, x, y, field)    CHK(l, sec, #field, strcmp((x)->field, (y)->field) != 0)
 
 /* Joint i of a against joint k of b (same name). */
 static void compare_joint(const armd_config *a, int i, const armd_config *b, int k, list *live,
@@ -47,34 +51,34 @@ static void compare_joint(const armd_config *a, int i, const armd_config *b, int
     snprintf(sec, sizeof(sec), "joint %s", a->joint[i].name);
     const cfg_joint *x = &a->joint[i], *y = &b->joint[k];
     const dyn_joint_desc *p = &a->model.joint[i], *q = &b->model.joint[k];
-    CHK(restart, sec, "type", p->type != q->type);
+    DIFF(restart, sec, p, q, type);
     CHK(restart, sec, "dh", p->form != q->form);
-    CHK(restart, sec, "a", p->a != q->a);
-    CHK(restart, sec, "alpha", p->alpha != q->alpha);
-    CHK(restart, sec, "d", p->d != q->d);
-    CHK(restart, sec, "theta", p->theta != q->theta);
-    CHK(restart, sec, "origin_xyz", vec_ne(p->origin_xyz, q->origin_xyz, 3));
-    CHK(restart, sec, "origin_rpy", vec_ne(p->origin_rpy, q->origin_rpy, 3));
-    CHK(restart, sec, "axis", vec_ne(p->axis, q->axis, 3));
-    CHK(restart, sec, "mass", p->mass != q->mass);
-    CHK(restart, sec, "com", vec_ne(p->com, q->com, 3));
-    CHK(restart, sec, "inertia", vec_ne(p->inertia, q->inertia, 6));
-    CHK(restart, sec, "armature", p->armature != q->armature);
-    CHK(restart, sec, "viscous", p->viscous != q->viscous);
+    DIFF(restart, sec, p, q, a);
+    DIFF(restart, sec, p, q, alpha);
+    DIFF(restart, sec, p, q, d);
+    DIFF(restart, sec, p, q, theta);
+    DIFF_VEC(restart, sec, p, q, origin_xyz, 3);
+    DIFF_VEC(restart, sec, p, q, origin_rpy, 3);
+    DIFF_VEC(restart, sec, p, q, axis, 3);
+    DIFF(restart, sec, p, q, mass);
+    DIFF_VEC(restart, sec, p, q, com, 3);
+    DIFF_VEC(restart, sec, p, q, inertia, 6);
+    DIFF(restart, sec, p, q, armature);
+    DIFF(restart, sec, p, q, viscous);
     CHK(restart, sec, "coulomb",
         p->coulomb_pos != q->coulomb_pos || p->coulomb_neg != q->coulomb_neg);
-    CHK(live, sec, "lower", x->lower != y->lower);
-    CHK(live, sec, "upper", x->upper != y->upper);
-    CHK(live, sec, "velocity", x->velocity != y->velocity);
-    CHK(live, sec, "acceleration", x->acceleration != y->acceleration);
-    CHK(live, sec, "torque", x->torque != y->torque);
-    CHK(live, sec, "kp", x->kp != y->kp);
-    CHK(live, sec, "kd", x->kd != y->kd);
-    CHK(live, sec, "ki", x->ki != y->ki);
-    CHK(live, sec, "i_limit", x->i_limit != y->i_limit);
-    CHK(live, sec, "following_error", x->following_error != y->following_error);
-    CHK(live, sec, "damping", x->damping != y->damping);
-    CHK(live, sec, "torque_rate_limit", x->torque_rate_limit != y->torque_rate_limit);
+    DIFF(live, sec, x, y, lower);
+    DIFF(live, sec, x, y, upper);
+    DIFF(live, sec, x, y, velocity);
+    DIFF(live, sec, x, y, acceleration);
+    DIFF(live, sec, x, y, torque);
+    DIFF(live, sec, x, y, kp);
+    DIFF(live, sec, x, y, kd);
+    DIFF(live, sec, x, y, ki);
+    DIFF(live, sec, x, y, i_limit);
+    DIFF(live, sec, x, y, following_error);
+    DIFF(live, sec, x, y, damping);
+    DIFF(live, sec, x, y, torque_rate_limit);
     bool ids = x->n_ids != y->n_ids, dir = false, zero = false;
     for (int s = 0; s < CFG_MAX_IDS; s++) {
         ids |= s < x->n_ids && x->id[s] != y->id[s];
@@ -84,9 +88,9 @@ static void compare_joint(const armd_config *a, int i, const armd_config *b, int
     CHK(restart, sec, "id", ids);
     CHK(restart, sec, "direction", dir);
     CHK(restart, sec, "zero_offset", zero);
-    CHK(restart, sec, "counts_per_rev", x->counts_per_rev != y->counts_per_rev);
-    CHK(restart, sec, "gear_ratio", x->gear_ratio != y->gear_ratio);
-    CHK(restart, sec, "torque_per_amp", x->torque_per_amp != y->torque_per_amp);
+    DIFF(restart, sec, x, y, counts_per_rev);
+    DIFF(restart, sec, x, y, gear_ratio);
+    DIFF(restart, sec, x, y, torque_per_amp);
 }
 
 /* Index of the joint named name in c, or -1. */
@@ -106,48 +110,44 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     if (restart_keys && restart_len) restart_keys[0] = 0;
     const dyn_model_desc *m = &a->model, *n = &b->model;
     /* [arm] */
-    CHK(&rs, "arm", "name", strcmp(a->name, b->name) != 0);
-    CHK(&rs, "arm", "rate_hz", a->rate_hz != b->rate_hz);
-    CHK(&rs, "arm", "gravity", vec_ne(m->gravity, n->gravity, 3));
-    CHK(&live, "arm", "controller", a->controller != b->controller);
-    CHK(&rs, "arm", "tool_xyz", vec_ne(m->tool_xyz, n->tool_xyz, 3));
-    CHK(&rs, "arm", "tool_rpy", vec_ne(m->tool_rpy, n->tool_rpy, 3));
+    DIFF_STR(&rs, "arm", a, b, name);
+    DIFF(&rs, "arm", a, b, rate_hz);
+    DIFF_VEC(&rs, "arm", m, n, gravity, 3);
+    DIFF(&live, "arm", a, b, controller);
+    DIFF_VEC(&rs, "arm", m, n, tool_xyz, 3);
+    DIFF_VEC(&rs, "arm", m, n, tool_rpy, 3);
     CHK(&rs, "arm", "payload_mass", m->payload.mass != n->payload.mass);
     CHK(&rs, "arm", "payload_com", vec_ne(m->payload.com, n->payload.com, 3));
     CHK(&rs, "arm", "payload_inertia", vec_ne(m->payload.inertia, n->payload.inertia, 6));
-    CHK(&rs, "arm", "velocity_source", a->velocity_source != b->velocity_source);
-    CHK(&live, "arm", "velocity_filter_hz", a->velocity_filter_hz != b->velocity_filter_hz);
-    CHK(&rs, "arm", "friction_smoothing", m->friction_smoothing != n->friction_smoothing);
+    DIFF(&rs, "arm", a, b, velocity_source);
+    DIFF(&live, "arm", a, b, velocity_filter_hz);
+    DIFF(&rs, "arm", m, n, friction_smoothing);
     /* [driver], [socket], [realtime]: all need a restart */
     const cfg_driver *d = &a->driver, *e = &b->driver;
-    CHK(&rs, "driver", "type", d->type != e->type);
-    CHK(&rs, "driver", "port", strcmp(d->port, e->port) != 0);
-    CHK(&rs, "driver", "baud", d->baud != e->baud);
-    CHK(&rs, "driver", "timeout_us", d->timeout_us != e->timeout_us);
-    CHK(&rs, "driver", "retries", d->retries != e->retries);
-    CHK(&rs, "driver", "return_delay_us", d->return_delay_us != e->return_delay_us);
-    CHK(&rs, "driver", "bus_watchdog_ms", d->bus_watchdog_ms != e->bus_watchdog_ms);
-    CHK(&rs, "driver", "fast_sync_read", d->fast_sync_read != e->fast_sync_read);
-    CHK(&rs, "driver", "device_watchdog_ms", d->device_watchdog_ms != e->device_watchdog_ms);
-    CHK(&rs, "socket", "path", strcmp(a->socket.path, b->socket.path) != 0);
-    CHK(&rs, "socket", "mode", a->socket.mode != b->socket.mode);
-    CHK(&rs, "socket", "group", strcmp(a->socket.group, b->socket.group) != 0);
-    CHK(&rs, "socket", "max_clients", a->socket.max_clients != b->socket.max_clients);
-    CHK(&rs, "realtime", "priority", a->realtime.priority != b->realtime.priority);
-    CHK(&rs, "realtime", "cpu", a->realtime.cpu != b->realtime.cpu);
-    CHK(&rs, "realtime", "lock_memory", a->realtime.lock_memory != b->realtime.lock_memory);
+    DIFF(&rs, "driver", d, e, type);
+    DIFF_STR(&rs, "driver", d, e, port);
+    DIFF(&rs, "driver", d, e, baud);
+    DIFF(&rs, "driver", d, e, timeout_us);
+    DIFF(&rs, "driver", d, e, retries);
+    DIFF(&rs, "driver", d, e, return_delay_us);
+    DIFF(&rs, "driver", d, e, bus_watchdog_ms);
+    DIFF(&rs, "driver", d, e, fast_sync_read);
+    DIFF(&rs, "driver", d, e, device_watchdog_ms);
+    DIFF_STR(&rs, "socket", &a->socket, &b->socket, path);
+    DIFF(&rs, "socket", &a->socket, &b->socket, mode);
+    DIFF_STR(&rs, "socket", &a->socket, &b->socket, group);
+    DIFF(&rs, "socket", &a->socket, &b->socket, max_clients);
+    DIFF(&rs, "realtime", &a->realtime, &b->realtime, priority);
+    DIFF(&rs, "realtime", &a->realtime, &b->realtime, cpu);
+    DIFF(&rs, "realtime", &a->realtime, &b->realtime, lock_memory);
     /* [safety], [trajectory]: live */
-    CHK(&live, "safety", "max_failed_reads",
-        a->safety.max_failed_reads != b->safety.max_failed_reads);
-    CHK(&live, "safety", "on_fault", a->safety.on_fault != b->safety.on_fault);
-    CHK(&live, "safety", "damp_stop_velocity",
-        a->safety.damp_stop_velocity != b->safety.damp_stop_velocity);
-    CHK(&live, "safety", "damp_timeout", a->safety.damp_timeout != b->safety.damp_timeout);
-    CHK(&live, "trajectory", "goal_tolerance",
-        a->trajectory.goal_tolerance != b->trajectory.goal_tolerance);
-    CHK(&live, "trajectory", "settle_time", a->trajectory.settle_time != b->trajectory.settle_time);
-    CHK(&live, "trajectory", "path_tolerance",
-        a->trajectory.path_tolerance != b->trajectory.path_tolerance);
+    DIFF(&live, "safety", &a->safety, &b->safety, max_failed_reads);
+    DIFF(&live, "safety", &a->safety, &b->safety, on_fault);
+    DIFF(&live, "safety", &a->safety, &b->safety, damp_stop_velocity);
+    DIFF(&live, "safety", &a->safety, &b->safety, damp_timeout);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, goal_tolerance);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, settle_time);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, path_tolerance);
     /* joints: added, removed, reordered (restart), then key by key by name */
     char sec[CFG_NAME_MAX + 8];
     for (int i = 0; i < a->n_joints; i++)

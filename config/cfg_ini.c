@@ -63,16 +63,6 @@ static const char *section_add(cfg_ctx *c, const char *name, bool known)
     return dup;
 }
 
-/* Is s a valid joint or arm name: 1..63 of [A-Za-z0-9_.-]? */
-static bool valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= CFG_NAME_MAX) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return false;
-    return true;
-}
-
 /* Handles a "[...]" line (leading whitespace removed): checks it, records the section and sets
  * the current section (NULL when rejected, so its keys are skipped without more noise). */
 static void section_header(cfg_ctx *c, const char *line, size_t len)
@@ -105,7 +95,7 @@ static void section_header(cfg_ctx *c, const char *line, size_t len)
                     "a joint section needs a name: [joint NAME]");
             return;
         }
-        if (!valid_name(name)) {
+        if (!cfg_valid_name(name)) {
             cfg_err(c, c->cur_file, c->lineno, inner, NULL,
                     "joint name '%s' must be 1 to %d letters, digits, '_', '-' or '.'", name,
                     CFG_NAME_MAX - 1);

@@ -96,6 +96,8 @@ typedef struct {
     bool lo_open, hi_open;
 } cfg_range;
 #define CFG_ANY ((cfg_range){-1e300, 1e300, false, false})
+/* an arm or joint name (also names the socket): 1..63 of [A-Za-z0-9_.-] */
+bool cfg_valid_name(const char *s);
 bool cfg_parse_number(const char *tok, double *out);
 int cfg_tokens(const char *value, char tok[][64], int max); /* -1 if more than max */
 void cfg_missing(cfg_ctx *c, const char *section, const char *key);

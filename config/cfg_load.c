@@ -3,7 +3,8 @@
 
 #include "config/cfg_internal.h"
 
-/* The value of every optional key when the file does not give it (documented in README.md). */
+/* The value of every optional key when the file does not give it (documented in the top-level
+ * README.md, "Configuration reference": change both together). */
 static void set_defaults(armd_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));

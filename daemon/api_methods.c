@@ -223,31 +223,6 @@ static int state_command(api_ctx *x, json_t *params, json_t **result, api_err *e
     *result = state_result(x);
     return 0;
 }
-static int m_enable(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_enable, "enable");
-}
-static int m_disable(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_disable, "disable");
-}
-static int m_hold(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_hold, "hold");
-}
-static int m_estop(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_estop, "estop");
-}
-static int m_reset(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_reset, "reset");
-}
-static int m_cancel(api_ctx *x, json_t *p, json_t **r, api_err *e)
-{
-    return state_command(x, p, r, e, ctl_cancel, "cancel");
-}
-
 /* trajectory {points: [{t, q, qd?, qdd?}, ...], mode: "replace"|"append"} -> {id, duration}. */
 static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
@@ -452,26 +427,28 @@ static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e
     return 0;
 }
 
+/* The methods: a handler, or (fn == NULL) a state command run by state_command(). */
 static const struct {
     const char *name;
     api_method_fn fn;
+    int (*state_cmd)(ctl *, ctl_error *);
 } methods[] = {
-    {"info", m_info},
-    {"status", m_status},
-    {"enable", m_enable},
-    {"disable", m_disable},
-    {"hold", m_hold},
-    {"estop", m_estop},
-    {"reset", m_reset},
-    {"cancel", m_cancel},
-    {"trajectory", m_trajectory},
-    {"move_to", m_move_to},
-    {"gains.get", m_gains_get},
-    {"gains.set", m_gains_set},
-    {"controller.set", m_controller_set},
-    {"reload", m_reload},
-    {"subscribe", m_subscribe},
-    {"unsubscribe", m_unsubscribe},
+    {"info", m_info, NULL},
+    {"status", m_status, NULL},
+    {"enable", NULL, ctl_enable},
+    {"disable", NULL, ctl_disable},
+    {"hold", NULL, ctl_hold},
+    {"estop", NULL, ctl_estop},
+    {"reset", NULL, ctl_reset},
+    {"cancel", NULL, ctl_cancel},
+    {"trajectory", m_trajectory, NULL},
+    {"move_to", m_move_to, NULL},
+    {"gains.get", m_gains_get, NULL},
+    {"gains.set", m_gains_set, NULL},
+    {"controller.set", m_controller_set, NULL},
+    {"reload", m_reload, NULL},
+    {"subscribe", m_subscribe, NULL},
+    {"unsubscribe", m_unsubscribe, NULL},
 };
 
 /* Sends {"id", "error"} (id may be NULL = JSON null). */
@@ -525,16 +502,17 @@ void api_dispatch(api_client *cl, const char *line, size_t len)
                  json_type_word(params));
         else {
             const char *name = json_string_value(method);
-            api_method_fn fn = NULL;
-            for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
-                if (strcmp(methods[i].name, name) == 0) fn = methods[i].fn;
-            if (!fn) {
+            size_t m = 0, n_methods = sizeof methods / sizeof methods[0];
+            while (m < n_methods && strcmp(methods[m].name, name) != 0) m++;
+            if (m == n_methods) {
                 fail(&e, "unknown_method", "unknown method '%.64s'", name);
             } else {
                 json_t *empty = NULL;
                 if (!params || json_is_null(params)) params = empty = json_object();
                 api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints};
-                rc = fn(&x, params, &result, &e);
+                rc = methods[m].fn ? methods[m].fn(&x, params, &result, &e)
+                                   : state_command(&x, params, &result, &e, methods[m].state_cmd,
+                                                   methods[m].name);
                 json_decref(empty);
                 if (rc == 0 && !result) rc = fail(&e, "internal", "could not build the reply");
             }

@@ -3,48 +3,27 @@
  * length sanity, CRC check, resynchronisation one byte past a rejected sync byte.
  */
 #include "drivers/armlink_codec.h"
-
-#include <string.h>
+#include "drivers/framebuf.h"
 
 void alk_framer_reset(alk_framer *f)
 {
-    f->len = 0;
-    f->consumed = 0;
+    framebuf_reset(&f->len, &f->consumed);
 }
 
 /* Drops the first n held bytes. */
 static void drop(alk_framer *f, size_t n)
 {
-    if (n >= f->len) {
-        f->len = 0;
-    } else {
-        memmove(f->buf, f->buf + n, f->len - n);
-        f->len -= n;
-    }
-}
-
-/* Forgets the frame returned last. */
-static void release(alk_framer *f)
-{
-    if (f->consumed) {
-        drop(f, f->consumed);
-        f->consumed = 0;
-    }
+    framebuf_drop(f->buf, &f->len, n);
 }
 
 size_t alk_framer_push(alk_framer *f, const uint8_t *data, size_t n)
 {
-    release(f);
-    size_t room = sizeof f->buf - f->len;
-    if (n > room) n = room;
-    memcpy(f->buf + f->len, data, n);
-    f->len += n;
-    return n;
+    return framebuf_push(f->buf, sizeof f->buf, &f->len, &f->consumed, data, n);
 }
 
 int alk_framer_next(alk_framer *f, alk_frame *out)
 {
-    release(f);
+    framebuf_release(f->buf, &f->len, &f->consumed);
     size_t i = 0;
     while (i < f->len && f->buf[i] != ALK_SYNC) i++;
     f->dropped += i;

@@ -3,45 +3,24 @@
  * search, LEN sanity, CRC check, resynchronisation after garbage or corrupt packets.
  */
 #include "drivers/dxl2_codec.h"
-
-#include <string.h>
+#include "drivers/framebuf.h"
 
 static const uint8_t header[4] = {0xFF, 0xFF, 0xFD, 0x00};
 
 void dxl2_framer_reset(dxl2_framer *f)
 {
-    f->len = 0;
-    f->consumed = 0;
+    framebuf_reset(&f->len, &f->consumed);
 }
 
 /* Drops the first n held bytes. */
 static void drop(dxl2_framer *f, size_t n)
 {
-    if (n >= f->len) {
-        f->len = 0;
-    } else {
-        memmove(f->buf, f->buf + n, f->len - n);
-        f->len -= n;
-    }
-}
-
-/* Forgets the packet returned last. */
-static void release(dxl2_framer *f)
-{
-    if (f->consumed) {
-        drop(f, f->consumed);
-        f->consumed = 0;
-    }
+    framebuf_drop(f->buf, &f->len, n);
 }
 
 size_t dxl2_framer_push(dxl2_framer *f, const uint8_t *data, size_t n)
 {
-    release(f);
-    size_t room = sizeof f->buf - f->len;
-    if (n > room) n = room;
-    memcpy(f->buf + f->len, data, n);
-    f->len += n;
-    return n;
+    return framebuf_push(f->buf, sizeof f->buf, &f->len, &f->consumed, data, n);
 }
 
 /* Length of the longest prefix of the header found at buf[i..len), i.e. whether a header can
@@ -55,7 +34,7 @@ static size_t header_match(const dxl2_framer *f, size_t i)
 
 int dxl2_framer_next(dxl2_framer *f, dxl2_packet *out)
 {
-    release(f);
+    framebuf_release(f->buf, &f->len, &f->consumed);
     {
         /* skip to the first position where a header (or the start of one) sits */
         size_t i = 0;

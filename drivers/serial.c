@@ -1,6 +1,8 @@
 /*
  * serial.c — the serial transport (see serial.h): libserialport for opening and configuring,
- * ppoll() on its descriptor for microsecond deadlines.
+ * ppoll() on its descriptor for microsecond deadlines. The port is claimed exclusively before it
+ * is configured: a second armd on the same port would probe (and so disable) the servos under
+ * a running arm.
  */
 #include "drivers/serial.h"
 
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <time.h>
@@ -20,7 +23,8 @@
 
 struct serial_port {
     struct sp_port *sp;
-    int fd;
+    int fd;      /* the descriptor data goes through */
+    int lock_fd; /* holds the flock() claim: fd itself, or a second descriptor beside sp's */
 };
 
 uint64_t serial_now_ns(void)
@@ -36,6 +40,43 @@ static void sp_error(char *err, size_t errlen, const char *path, const char *wha
     char *msg = sp_last_error_message();
     snprintf(err, errlen, "%s: %s: %s", path, what, msg ? msg : "unknown error");
     if (msg) sp_free_error_message(msg);
+}
+
+/* Formats the "port taken" message every way of detecting it reports. */
+static void in_use_error(char *err, size_t errlen, const char *path)
+{
+    snprintf(err, errlen, "%s is in use by another process (another armd?)", path);
+}
+
+/* Opens real (the resolved path) and takes an advisory exclusive flock() on it, before anything
+ * configures the port. flock() binds root too, between cooperating processes; an open refused
+ * with EBUSY is another opener's TIOCEXCL. Returns the descriptor, or -1 with err set. */
+static int claim_port(const char *path, const char *real, char *err, size_t errlen)
+{
+    int fd = open(real, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == EBUSY)
+            in_use_error(err, errlen, path);
+        else
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno == EWOULDBLOCK)
+            in_use_error(err, errlen, path);
+        else
+            snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Refuses further open()s of the tty to anyone but root (TIOCEXCL). Where the device does not
+ * support it the flock() claim still stands, so a failure is not an error. */
+static void set_exclusive(int fd)
+{
+    (void)ioctl(fd, TIOCEXCL);
 }
 
 /* Asks the UART driver to deliver bytes without batching (ASYNC_LOW_LATENCY). Devices that do
@@ -65,16 +106,11 @@ static speed_t speed_constant(int baud)
     return B0;
 }
 
-/* Opens a device libserialport cannot enumerate (a pseudo-terminal) with raw 8N1, no flow
- * control, non-blocking. The baud rate is set when it is a standard one (a pty ignores it). */
-static int open_termios(serial_port *p, const char *path, const char *real, int baud, char *err,
-                        size_t errlen)
+/* Configures a device libserialport cannot enumerate (a pseudo-terminal), already opened and
+ * claimed as p->fd, to raw 8N1, no flow control, non-blocking. The baud rate is set when it is
+ * a standard one (a pty ignores it). Closes p->fd on failure. */
+static int open_termios(serial_port *p, const char *path, int baud, char *err, size_t errlen)
 {
-    p->fd = open(real, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (p->fd < 0) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
     struct termios t;
     if (tcgetattr(p->fd, &t) < 0) {
         snprintf(err, errlen, "%s: not a serial port: %s", path, strerror(errno));
@@ -108,6 +144,7 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory", path);
         return NULL;
     }
+    p->fd = -1;
     /* libserialport looks the name up in sysfs, which knows /dev/pts/N but not a symlink to
      * it (armsim's --link): resolve links first, report errors with the name given. */
     char real[PATH_MAX];
@@ -116,20 +153,31 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
         free(p);
         return NULL;
     }
+    p->lock_fd = claim_port(path, real, err, errlen);
+    if (p->lock_fd < 0) {
+        free(p);
+        return NULL;
+    }
     if (sp_get_port_by_name(real, &p->sp) != SP_OK) {
         /* libserialport 0.1.1 requires the device in /sys/class/tty, which pseudo-terminals
          * are not: configure those through termios with the same settings */
-        if (open_termios(p, path, real, baud, err, errlen) < 0) {
+        p->fd = p->lock_fd;
+        if (open_termios(p, path, baud, err, errlen) < 0) {
             free(p);
             return NULL;
         }
+        set_exclusive(p->fd);
         request_low_latency(p->fd);
         serial_flush(p);
         return p;
     }
     if (sp_open(p->sp, SP_MODE_READ_WRITE) != SP_OK) {
-        sp_error(err, errlen, path, "cannot open");
+        if (sp_last_error_code() == EBUSY)
+            in_use_error(err, errlen, path);
+        else
+            sp_error(err, errlen, path, "cannot open");
         sp_free_port(p->sp);
+        close(p->lock_fd);
         free(p);
         return NULL;
     }
@@ -148,6 +196,7 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
         serial_close(p);
         return NULL;
     }
+    set_exclusive(p->fd);
     int fl = fcntl(p->fd, F_GETFL);
     if (fl >= 0) (void)fcntl(p->fd, F_SETFL, fl | O_NONBLOCK);
     request_low_latency(p->fd);
@@ -155,15 +204,17 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
     return p;
 }
 
+/* Closes the port and releases the claim (TIOCEXCL cleared, flock released with the last
+ * descriptor), so the port can be opened again at once. */
 void serial_close(serial_port *p)
 {
     if (!p) return;
+    if (p->fd >= 0) (void)ioctl(p->fd, TIOCNXCL);
     if (p->sp) {
         sp_close(p->sp);
         sp_free_port(p->sp);
-    } else {
-        close(p->fd);
     }
+    close(p->lock_fd); /* p->fd itself on the termios path */
     free(p);
 }
 

@@ -81,7 +81,7 @@ static void test_planar2_loads(void **state)
     /* [safety] damping = 2 applies to both joints */
     assert_true(cfg.joint[0].damping == 2 && cfg.joint[1].damping == 2);
     assert_int_equal(cfg.safety.on_fault, ON_FAULT_DAMP);
-    assert_true(fabs(cfg.rate_hz - 1000) < 1e-12);
+    assert_true(fabs(cfg.rate_hz - 500) < 1e-12);
     assert_int_equal(cfg.joint[1].id[0], 2);
     cfg_report_free(&rep);
 }
@@ -101,6 +101,7 @@ static void test_puma560_loads(void **state)
     assert_int_equal(cfg.n_joints, 6);
     assert_int_equal(cfg.driver.type, DRIVER_DXL2);
     assert_int_equal(cfg.driver.baud, 4000000);
+    assert_true(fabs(cfg.rate_hz - 1000) < 1e-12);
     for (int i = 0; i < 6; i++) {
         const dyn_joint_desc *j = &cfg.model.joint[i];
         const cfg_joint *c = &cfg.joint[i];

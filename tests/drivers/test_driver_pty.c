@@ -502,6 +502,26 @@ static void test_config_errors(void **state)
     make_config(false);
 }
 
+/* The port is claimed exclusively: a second drv_open on it (another armd) fails with a clear
+ * message and leaves the first driver working; after drv_close the port can be opened again. */
+static void test_port_exclusive(void **state)
+{
+    fake *fk = *state;
+    drv *d = open_probed();
+    drv_fault f;
+    assert_null(drv_open(&cfg, &f));
+    assert_int_equal(f.status, DRV_EIO);
+    assert_non_null(strstr(f.message, fk->link));
+    assert_non_null(strstr(f.message, "in use by another process"));
+    drv_state s;
+    assert_int_equal(drv_read(d, &s, &f), 0); /* the first is undisturbed */
+    drv_close(d);
+    d = drv_open(&cfg, &f);
+    if (!d) fail_msg("drv_open after drv_close: %s", f.message);
+    assert_int_equal(drv_probe(d, &f), 0);
+    drv_close(d);
+}
+
 static void test_alk_probe_read_write(void **state)
 {
     fake *fk = *state;
@@ -590,6 +610,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dxl_retry, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_dxl_probe_mismatch, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup_dxl, teardown),
+        cmocka_unit_test_setup_teardown(test_port_exclusive, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_alk_probe_read_write, setup_alk, teardown),
         cmocka_unit_test_setup_teardown(test_alk_faults, setup_alk, teardown),
         cmocka_unit_test_setup_teardown(test_alk_late_reply_ignored, setup_alk, teardown),

@@ -29,45 +29,59 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median over reps of (time of iters calls)/iters; q varies per call so no result is reused.
- * Many short repetitions (~20 us each) make the median robust on a shared, loaded machine: a
- * repetition hit by preemption is an outlier, not a shift of every sample. */
+/* Random joint inputs for a model of n joints: 8 positions q [rad or m] cycled per call (so no
+ * result is reused), velocities, accelerations, torques; out is large enough for a mass matrix. */
+typedef struct {
+    double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF];
+    double out[DYN_MAX_DOF * DYN_MAX_DOF];
+} inputs;
+
+static void fill_inputs(inputs *in, int n)
+{
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < n; i++) in->q[k][i] = rng_uniform(-3, 3);
+    for (int i = 0; i < n; i++) {
+        in->qd[i] = rng_uniform(-1, 1);
+        in->qdd[i] = rng_uniform(-1, 1);
+        in->tau[i] = rng_uniform(-1, 1);
+    }
+}
+
+/* One call of function f (the table's row) at the it-th position; feeds the result to sink. */
+static inline void call_once(int f, const dyn_model *m, dyn_data *d, inputs *in, int it)
+{
+    const double *qq = in->q[it & 7];
+    switch (f) {
+    case F_RNEA:
+        dyn_rnea(m, d, qq, in->qd, in->qdd, NULL, DYN_ALL, in->out);
+        break;
+    case F_GRAV:
+        dyn_gravity(m, d, qq, in->out);
+        break;
+    case F_MASS:
+        dyn_mass_matrix(m, d, qq, DYN_ALL, in->out);
+        break;
+    case F_CHOL:
+        dyn_forward_chol(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
+        break;
+    default:
+        dyn_forward_aba(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
+        break;
+    }
+    sink += in->out[0];
+}
+
+/* Median over reps of (time of iters calls)/iters [ns]. Many short repetitions (~20 us each)
+ * make the median robust on a shared, loaded machine: a repetition hit by preemption is an
+ * outlier, not a shift of every sample. */
 static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
 {
-    int n = dyn_model_dof(m);
-    static double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF],
-        out[DYN_MAX_DOF * DYN_MAX_DOF];
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < n; i++) q[k][i] = rng_uniform(-3, 3);
-    for (int i = 0; i < n; i++) {
-        qd[i] = rng_uniform(-1, 1);
-        qdd[i] = rng_uniform(-1, 1);
-        tau[i] = rng_uniform(-1, 1);
-    }
+    static inputs in;
+    fill_inputs(&in, dyn_model_dof(m));
     double t[MAX_REPS];
     for (int r = 0; r < reps; r++) {
         double t0 = now_ns();
-        for (int it = 0; it < iters; it++) {
-            const double *qq = q[it & 7];
-            switch (f) {
-            case F_RNEA:
-                dyn_rnea(m, d, qq, qd, qdd, NULL, DYN_ALL, out);
-                break;
-            case F_GRAV:
-                dyn_gravity(m, d, qq, out);
-                break;
-            case F_MASS:
-                dyn_mass_matrix(m, d, qq, DYN_ALL, out);
-                break;
-            case F_CHOL:
-                dyn_forward_chol(m, d, qq, qd, tau, NULL, DYN_ALL, out);
-                break;
-            default:
-                dyn_forward_aba(m, d, qq, qd, tau, NULL, DYN_ALL, out);
-                break;
-            }
-            sink += out[0];
-        }
+        for (int it = 0; it < iters; it++) call_once(f, m, d, &in, it);
         t[r] = (now_ns() - t0) / iters;
     }
     qsort(t, (size_t)reps, sizeof t[0], cmp);
@@ -87,35 +101,9 @@ static int run_calls(int f, int calls)
         return 1;
     }
     rng_seed(2024);
-    static double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], tau[DYN_MAX_DOF],
-        out[DYN_MAX_DOF * DYN_MAX_DOF];
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 6; i++) q[k][i] = rng_uniform(-3, 3);
-    for (int i = 0; i < 6; i++) {
-        qd[i] = rng_uniform(-1, 1);
-        tau[i] = rng_uniform(-1, 1);
-    }
-    for (int it = 0; it < calls; it++) {
-        const double *qq = q[it & 7];
-        switch (f) {
-        case F_RNEA:
-            dyn_rnea(m, d, qq, qd, tau, NULL, DYN_ALL, out);
-            break;
-        case F_GRAV:
-            dyn_gravity(m, d, qq, out);
-            break;
-        case F_MASS:
-            dyn_mass_matrix(m, d, qq, DYN_ALL, out);
-            break;
-        case F_CHOL:
-            dyn_forward_chol(m, d, qq, qd, tau, NULL, DYN_ALL, out);
-            break;
-        default:
-            dyn_forward_aba(m, d, qq, qd, tau, NULL, DYN_ALL, out);
-            break;
-        }
-        sink += out[0];
-    }
+    static inputs in;
+    fill_inputs(&in, dyn_model_dof(m));
+    for (int it = 0; it < calls; it++) call_once(f, m, d, &in, it);
     dyn_data_free(d);
     dyn_model_free(m);
     return 0;

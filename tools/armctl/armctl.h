@@ -1,0 +1,70 @@
+/*
+ * armctl.h — what armctl's files share: the global options, method calls that print the
+ * daemon's error, the arm description (from "info"), argument and JSON helpers, the
+ * human-readable formatting, and the commands main() dispatches to.
+ */
+#ifndef ARMCTL_ARMCTL_H
+#define ARMCTL_ARMCTL_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tools/armctl/client.h"
+
+#define ARMCTL_MAX_JOINTS 64
+
+extern bool opt_json;                     /* --json: print the daemon's JSON */
+extern volatile sig_atomic_t interrupted; /* SIGINT / SIGTERM seen */
+
+/* ---- request.c: calls and the arm description */
+/* Joint names, which joints are prismatic (for units), the loop rate [Hz]. */
+typedef struct {
+    int n;
+    char name[ARMCTL_MAX_JOINTS][64];
+    bool prismatic[ARMCTL_MAX_JOINTS];
+    double rate_hz;
+} arm_info;
+
+/* Calls a method; prints the daemon's error and returns NULL on failure. */
+json_t *call(armctl_conn *c, const char *method, json_t *params);
+/* Fills a from "info"; the info object itself goes to *info_out when that is not NULL. */
+int get_info(armctl_conn *c, arm_info *a, json_t **info_out);
+/* Prints "armctl: " fmt (with arg) and a pointer to --help; returns exit status 2. */
+int usage_error(const char *fmt, const char *arg);
+/* A finite number spelled out completely in s. */
+bool parse_double(const char *s, double *out);
+
+/* ---- format.c: output */
+void print_json(json_t *v);
+/* The value of a JSON number, NaN for anything else. */
+double num(json_t *v);
+/* obj[key][i] as a number (NaN if absent). */
+double vec_at(json_t *obj, const char *key, int i);
+/* The joint table (q, q_des, error, qd, tau with units) of a status or telemetry object. */
+void print_joint_table(const arm_info *a, json_t *s, FILE *out);
+/* One line per event notification (state, fault, trajectory_done). */
+void print_event(json_t *m, FILE *out);
+/* A command's result (consumed): the JSON with --json, else human(a, r); returns 0. */
+int print_result(const arm_info *a, json_t *r, void (*human)(const arm_info *a, json_t *r));
+/* The human-readable forms of results (a may be NULL where joints are not shown). */
+void print_status(const arm_info *a, json_t *s);
+void print_info(const arm_info *a, json_t *info);
+void print_gains(const arm_info *a, json_t *r);
+void print_trajectory(const arm_info *a, json_t *r);
+void print_controller(const arm_info *a, json_t *r);
+
+/* ---- commands.c and stream.c: one function per command, returning the exit status */
+int cmd_status(armctl_conn *c, int argc, char **argv);
+int cmd_info(armctl_conn *c, int argc, char **argv);
+int cmd_simple(armctl_conn *c, const char *method);
+int cmd_move(armctl_conn *c, int argc, char **argv);
+int cmd_send(armctl_conn *c, int argc, char **argv);
+int cmd_gains(armctl_conn *c, int argc, char **argv);
+int cmd_controller(armctl_conn *c, int argc, char **argv);
+int cmd_wait(armctl_conn *c, int argc, char **argv);
+int cmd_watch(armctl_conn *c, int argc, char **argv);
+int cmd_record(armctl_conn *c, int argc, char **argv);
+
+#endif

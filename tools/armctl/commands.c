@@ -1,0 +1,212 @@
+/*
+ * commands.c — armctl's request/reply commands: status, info, the argument-less state
+ * commands, move, send, gains, controller, wait. Each returns the exit status (0 ok, 1 the
+ * daemon refused or failed, 2 usage).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tools/armctl/armctl.h"
+#include "tools/armctl/trajfile.h"
+
+/* status: the state, fault, joint table, trajectory and loop timing. */
+int cmd_status(armctl_conn *c, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    arm_info a;
+    if (get_info(c, &a, NULL)) return 1;
+    json_t *s = call(c, "status", NULL);
+    if (!s) return 1;
+    return print_result(&a, s, print_status);
+}
+
+/* info: arm, joints, limits, rate, driver, controller. */
+int cmd_info(armctl_conn *c, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    arm_info a;
+    json_t *info;
+    if (get_info(c, &a, &info)) return 1;
+    return print_result(&a, info, print_info);
+}
+
+/* enable, disable, hold, estop, reset, cancel, reload: the new state (or what reloaded). */
+int cmd_simple(armctl_conn *c, const char *method)
+{
+    json_t *r = call(c, method, NULL);
+    if (!r) return 1;
+    if (opt_json)
+        print_json(r);
+    else if (json_object_get(r, "state"))
+        printf("%s\n", json_string_value(json_object_get(r, "state")));
+    else if (json_object_get(r, "changed")) {
+        const char *ch = json_string_value(json_object_get(r, "changed"));
+        printf("reloaded: %s\n", ch && ch[0] ? ch : "nothing changed");
+    }
+    json_decref(r);
+    return 0;
+}
+
+/* move Q1..Qn [--time T]: move_to a joint position [rad|m] in T [s]. */
+int cmd_move(armctl_conn *c, int argc, char **argv)
+{
+    json_t *q = json_array();
+    double t = -1;
+    for (int i = 0; i < argc; i++) {
+        double v;
+        if (strcmp(argv[i], "--time") == 0 || strcmp(argv[i], "-t") == 0) {
+            if (i + 1 >= argc || !parse_double(argv[i + 1], &t) || t <= 0) {
+                json_decref(q);
+                return usage_error("move: --time needs a duration > 0 [s]%s", "");
+            }
+            i++;
+        } else if (parse_double(argv[i], &v)) {
+            json_array_append_new(q, json_real(v));
+        } else {
+            json_decref(q);
+            return usage_error("move: '%s' is not a number", argv[i]);
+        }
+    }
+    json_t *p = json_pack("{s:o}", "q", q);
+    if (t > 0) json_object_set_new(p, "duration", json_real(t));
+    json_t *r = call(c, "move_to", p);
+    return r ? print_result(NULL, r, print_trajectory) : 1;
+}
+
+/* send FILE [--append]: a trajectory file (JSON or CSV, see trajfile.h). */
+int cmd_send(armctl_conn *c, int argc, char **argv)
+{
+    const char *file = NULL;
+    bool append = false;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--append") == 0)
+            append = true;
+        else if (!file)
+            file = argv[i];
+        else
+            return usage_error("send: unexpected argument '%s'", argv[i]);
+    }
+    if (!file) return usage_error("send: which file?%s", "");
+    arm_info a;
+    if (get_info(c, &a, NULL)) return 1;
+    char err[512];
+    json_t *pts = trajfile_load(file, a.n, err, sizeof err);
+    if (!pts) {
+        fprintf(stderr, "armctl: %s\n", err);
+        return 1;
+    }
+    json_t *r = call(c, "trajectory",
+                     json_pack("{s:o, s:s}", "points", pts, "mode", append ? "append" : "replace"));
+    return r ? print_result(NULL, r, print_trajectory) : 1;
+}
+
+/* Adds one "kp=V" / "kd=V1,..,Vn" / "ki=.." argument to the gains.set params p: 0, or the
+ * usage exit status. */
+static int add_gain(json_t *p, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || (strncmp(arg, "kp=", 3) && strncmp(arg, "kd=", 3) && strncmp(arg, "ki=", 3)))
+        return usage_error("gains: '%s': expected kp=V, kd=V or ki=V", arg);
+    char key[3] = {arg[0], arg[1], 0};
+    json_t *vals = json_array();
+    char buf[4096], *tok, *save = NULL;
+    snprintf(buf, sizeof buf, "%s", eq + 1);
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (!parse_double(tok, &v)) {
+            json_decref(vals);
+            return usage_error("gains: '%s' is not a number", tok);
+        }
+        json_array_append_new(vals, json_real(v));
+    }
+    if (json_array_size(vals) == 1) {
+        json_object_set(p, key, json_array_get(vals, 0));
+        json_decref(vals);
+    } else {
+        json_object_set_new(p, key, vals);
+    }
+    return 0;
+}
+
+/* gains [kp=V kd=V ki=V] with V one number or V1,..,Vn: shows or sets the gains. */
+int cmd_gains(armctl_conn *c, int argc, char **argv)
+{
+    arm_info a;
+    if (get_info(c, &a, NULL)) return 1;
+    json_t *r;
+    if (argc == 0) {
+        r = call(c, "gains.get", NULL);
+    } else {
+        json_t *p = json_object();
+        for (int i = 0; i < argc; i++) {
+            int bad = add_gain(p, argv[i]);
+            if (bad) {
+                json_decref(p);
+                return bad;
+            }
+        }
+        r = call(c, "gains.set", p);
+    }
+    return r ? print_result(&a, r, print_gains) : 1;
+}
+
+/* controller NAME: switches the control law. */
+int cmd_controller(armctl_conn *c, int argc, char **argv)
+{
+    if (argc != 1) return usage_error("controller: give one name%s", "");
+    json_t *r = call(c, "controller.set", json_pack("{s:s}", "name", argv[0]));
+    return r ? print_result(NULL, r, print_controller) : 1;
+}
+
+/* wait done|STATE [--timeout S]: polls status every 20 ms; fails on fault or estop. */
+int cmd_wait(armctl_conn *c, int argc, char **argv)
+{
+    const char *what = NULL;
+    double timeout = -1;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc &&
+            parse_double(argv[i + 1], &timeout) && timeout > 0)
+            i++;
+        else if (!what)
+            what = argv[i];
+        else
+            return usage_error("wait: unexpected argument '%s'", argv[i]);
+    }
+    if (!what) return usage_error("wait: done or a state name%s", "");
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (!interrupted) {
+        json_t *s = call(c, "status", NULL);
+        if (!s) return 1;
+        const char *state = json_string_value(json_object_get(s, "state"));
+        bool has_traj = json_is_object(json_object_get(s, "trajectory"));
+        bool reached = strcmp(what, "done") == 0 ? !has_traj && (strcmp(state, "holding") == 0)
+                                                 : strcmp(state, what) == 0;
+        if (reached) {
+            if (!opt_json) printf("%s\n", state);
+            json_decref(s);
+            return 0;
+        }
+        if (strcmp(state, "fault") == 0 || strcmp(state, "estop") == 0 ||
+            (strcmp(what, "done") == 0 && strcmp(state, "disabled") == 0)) {
+            json_t *f = json_object_get(s, "fault");
+            fprintf(stderr, "armctl: wait %s: arm is %s%s%s\n", what, state,
+                    json_is_string(f) ? ": " : "", json_is_string(f) ? json_string_value(f) : "");
+            json_decref(s);
+            return 1;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+        if (timeout > 0 && el > timeout) {
+            fprintf(stderr, "armctl: wait %s: timed out after %g s (state %s)\n", what, timeout,
+                    state);
+            json_decref(s); /* state points into s */
+            return 1;
+        }
+        json_decref(s);
+        struct timespec nap = {0, 20000000};
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
