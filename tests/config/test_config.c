@@ -338,8 +338,9 @@ static void test_several_errors_all_reported(void **state)
 /* Writes text to dir/name. */
 static void write_file(const char *dir, const char *name, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    char path[1024];
+    int n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_true(n > 0 && (size_t)n < sizeof path);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);

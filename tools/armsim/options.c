@@ -184,7 +184,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
     optind = 1;
     opterr = 0;
     int c;
-    long l;
+    long l = 0;
     while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
         const char *name = "";
         for (const struct option *p = longopts; p->name; p++)
