@@ -359,6 +359,16 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
         ctl_set_err(err, "restart_needed", "not reloaded: these keys need a restart: %s", restart);
         return -1;
     }
+    for (int j = 0; j < candidate->n_joints; j++) {
+        double cap = drv_torque_capacity(c->driver, j);
+        if (candidate->joint[j].torque > cap * (1 + 1e-9)) {
+            ctl_set_err(err, "limits",
+                        "not reloaded: [joint %s] torque %g is more than its servos can deliver "
+                        "at their Current Limit (%.4g)",
+                        candidate->joint[j].name, candidate->joint[j].torque, cap);
+            return -1;
+        }
+    }
     if (changed && changed_len) snprintf(changed, changed_len, "%s", ch);
     if (!ch[0]) return 0;
     law_params p;

@@ -140,6 +140,7 @@ static int map_servos(drv *d, drv_fault *f)
             s->joint = j;
             s->k = k;
             s->current_limit = INT32_MAX;
+            s->limit_amps = INFINITY;
             d->servo_of[j][k] = d->n_servos++;
         }
     }
@@ -286,4 +287,20 @@ int drv_check_twins(const drv *d, drv_fault *f)
         }
     }
     return 0;
+}
+
+/* The largest |joint torque| [N m|N] joint j's servos can deliver together at their current
+ * limits (shared equally, as drv_write splits it): n_ids * min_k |units_amps_to_tau(limit_k)|.
+ * INFINITY when the devices report no limit. The limits are read at probe and never change
+ * afterwards, so any thread may ask while the control thread drives the arm. */
+double drv_torque_capacity(const drv *d, int joint)
+{
+    const cfg_joint *J = &d->joint[joint];
+    double cap = INFINITY;
+    for (int k = 0; k < J->n_ids; k++) {
+        const drv_servo *s = &d->servo[d->servo_of[joint][k]];
+        if (isfinite(s->limit_amps))
+            cap = fmin(cap, J->n_ids * fabs(units_amps_to_tau(J, k, s->limit_amps)));
+    }
+    return cap;
 }

@@ -22,6 +22,7 @@ typedef struct {
     int32_t current, velocity, position;
     bool seen;             /* reading arrived in this transaction */
     int32_t current_limit; /* |goal current| clamp in device units */
+    double limit_amps;     /* the same in A, INFINITY when the device reports none */
 } drv_servo;
 
 typedef struct drv_ops {

@@ -77,6 +77,10 @@ int drv_write(drv *d, const double *tau, drv_fault *fault);
 const drv_counters *drv_counters_get(const drv *d);
 void drv_close(drv *d);
 
+/* The largest |torque| [N m|N] joint `joint`'s servos can deliver together at the current limits
+ * read at probe (INFINITY when the devices report none). Thread-safe after drv_probe. */
+double drv_torque_capacity(const drv *d, int joint);
+
 /* Estimated bus time of one control tick (one read + one write) for this config [us]:
  * 10 bits per byte at the baud rate + servo return delays + DRV_TURNAROUND_US per reply
  * turnaround (formula: drivers/bus_time.c and drivers/README.md). */

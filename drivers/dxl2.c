@@ -6,6 +6,7 @@
 #include "drivers/driver_impl.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 /* Bus time of n bytes at the configured baud (10 bits per byte: start, 8 data, stop) [ns]. */
@@ -347,8 +348,52 @@ static int dxl_write(drv *d, const double *tau, drv_fault *f)
     return send_tx(d, (size_t)len, f);
 }
 
+/* x rounded down to 3 significant digits (a torque limit that surely fits), 0 for x <= 0. */
+static double floor_3_digits(double x)
+{
+    if (!(x > 0)) return 0;
+    double p = pow(10.0, floor(log10(x)) - 2.0);
+    return floor(x / p + 1e-9) * p;
+}
+
+/* Checks that every servo can deliver its share of its joint's configured torque limit:
+ * amps = |tau_max| / (n_ids * torque_per_amp) (units_tau_to_amps) against the servo's Current
+ * Limit (address 38) x 2.69 mA. Per joint the servo with the lowest limit is the one reported,
+ * with the largest torque limit all its servos can deliver (rounded down). DRV_EPROBE if not. */
+static int check_current_limits(drv *d, drv_fault *f)
+{
+    for (int j = 0; j < d->n_joints; j++) {
+        const cfg_joint *J = &d->joint[j];
+        int worst = -1;
+        double worst_margin = 0; /* limit - need [A], most negative */
+        double worst_need = 0, worst_lim = 0;
+        for (int k = 0; k < J->n_ids; k++) {
+            const drv_servo *s = &d->servo[d->servo_of[j][k]];
+            double need = fabs(units_tau_to_amps(J, k, J->torque));
+            double lim = s->current_limit * DXL2_CURRENT_UNIT_A;
+            /* tolerance: a limit rounded up to the register unit passes */
+            double margin = lim - need + 1e-9 * fmax(1.0, need);
+            if (margin < worst_margin || !isfinite(need)) {
+                worst = k;
+                worst_margin = isfinite(need) ? margin : -INFINITY;
+                worst_need = need;
+                worst_lim = lim;
+            }
+        }
+        if (worst < 0) continue;
+        int id = J->id[worst];
+        double tau_ok = floor_3_digits(worst_lim * J->n_ids * J->torque_per_amp);
+        return drv_fail(f, DRV_EPROBE, id,
+                        "[joint %s] torque %g needs %.2f A per servo but servo %d's Current Limit "
+                        "(address 38) is %.2f A: lower torque to %g or raise the limit",
+                        J->name, J->torque, worst_need, id, worst_lim, tau_ok);
+    }
+    return 0;
+}
+
 /* Ping every servo, check its model, then torque off, current mode, return delay, watchdog,
- * current limit; finally one state read and the twin check. */
+ * current limit; check the current limits against the joints' torque limits; finally one
+ * state read and the twin check. */
 static int dxl_probe(drv *d, drv_fault *f)
 {
     int rd = d->cfg.return_delay_us / DXL2_RETURN_DELAY_UNIT_US;
@@ -388,8 +433,10 @@ static int dxl_probe(drv *d, drv_fault *f)
             return -1;
         }
         s->current_limit = dxl2_get_u16(lim);
-        if (s->current_limit <= 0 || s->current_limit > 32767) s->current_limit = 32767;
+        if (s->current_limit > 32767) s->current_limit = 32767; /* Goal Current is 16-bit signed */
+        s->limit_amps = s->current_limit * DXL2_CURRENT_UNIT_A;
     }
+    if (check_current_limits(d, f) < 0) return -1;
     drv_state st;
     if (build_state_request(d, f) < 0) return -1;
     if (dxl_read(d, &st, f) < 0) {

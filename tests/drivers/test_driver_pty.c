@@ -482,6 +482,74 @@ static void test_dxl_probe_mismatch(void **state)
     drv_close(d);
 }
 
+/* Probes once and returns the result; *f holds the fault. */
+static int probe_once(drv_fault *f)
+{
+    drv *d = drv_open(&cfg, f);
+    if (!d) fail_msg("drv_open: %s", f->message);
+    int r = drv_probe(d, f);
+    drv_close(d);
+    return r;
+}
+
+/* A servo whose Current Limit (38) cannot deliver its share of the joint's torque limit fails
+ * the probe with its ID and a message naming the joint, both currents and the key to change;
+ * a sufficient limit passes, and so does the torque the message proposes. */
+/* What the servos can deliver together: twins share the torque equally, so the weaker one
+ * bounds the joint (n_ids x its limit x torque_per_amp). */
+static void test_dxl_torque_capacity(void **state)
+{
+    fake *fk = *state;
+    dxl2_put_u16(fk->regs[2] + DXL2_ADDR_CURRENT_LIMIT, 2000);
+    dxl2_put_u16(fk->regs[3] + DXL2_ADDR_CURRENT_LIMIT, 1500);
+    cfg.joint[0].torque = cfg.joint[1].torque = 1.0;
+    drv *d = open_probed();
+    double shoulder = 2 * 1500 * DXL2_CURRENT_UNIT_A * cfg.joint[1].torque_per_amp;
+    double base = 1193 * DXL2_CURRENT_UNIT_A * cfg.joint[0].torque_per_amp;
+    assert_true(fabs(drv_torque_capacity(d, 1) - shoulder) < 1e-9);
+    assert_true(fabs(drv_torque_capacity(d, 0) - base) < 1e-9);
+    drv_close(d);
+}
+
+static void test_dxl_probe_current_limit(void **state)
+{
+    fake *fk = *state;
+    drv_fault f;
+    cfg.joint[0].torque = 1.0; /* base: 1 A on servo 1, far inside 3.21 A */
+    cfg.joint[1].torque = 9.0; /* shoulder: twins 2 and 3 share it, 4.5 A each */
+    dxl2_put_u16(fk->regs[2] + DXL2_ADDR_CURRENT_LIMIT, 2000); /* 5.38 A */
+    /* servo 3 keeps the XM430 default 1193 = 3.21 A */
+    assert_int_equal(probe_once(&f), -1);
+    assert_int_equal(f.status, DRV_EPROBE);
+    assert_int_equal(f.device_id, 3);
+    assert_non_null(strstr(f.message, "[joint shoulder] torque 9 "));
+    assert_non_null(strstr(f.message, "4.50 A per servo"));
+    assert_non_null(strstr(f.message, "servo 3's Current Limit (address 38) is 3.21 A"));
+    double proposed = floor(1193 * DXL2_CURRENT_UNIT_A * 2 * 1.0 * 100) / 100; /* 3 digits */
+    char want[64];
+    snprintf(want, sizeof want, "lower torque to %g ", proposed);
+    assert_non_null(strstr(f.message, want));
+
+    /* the proposed torque fits the servos as they are */
+    cfg.joint[1].torque = proposed;
+    if (probe_once(&f) != 0) fail_msg("proposed torque %g refused: %s", proposed, f.message);
+
+    /* raising servo 3's limit: 4.5 A / 2.69 mA = 1672.9 units, so 1672 fails and 1673 passes */
+    cfg.joint[1].torque = 9.0;
+    dxl2_put_u16(fk->regs[3] + DXL2_ADDR_CURRENT_LIMIT, 1672);
+    assert_int_equal(probe_once(&f), -1);
+    assert_int_equal(f.device_id, 3);
+    dxl2_put_u16(fk->regs[3] + DXL2_ADDR_CURRENT_LIMIT, 1673);
+    if (probe_once(&f) != 0) fail_msg("sufficient Current Limit refused: %s", f.message);
+
+    /* a single servo (no twin) on joint base, and a limit of 0 (no current at all) */
+    dxl2_put_u16(fk->regs[1] + DXL2_ADDR_CURRENT_LIMIT, 0);
+    assert_int_equal(probe_once(&f), -1);
+    assert_int_equal(f.status, DRV_EPROBE);
+    assert_int_equal(f.device_id, 1);
+    assert_non_null(strstr(f.message, "[joint base] torque 1 needs 1.00 A per servo"));
+}
+
 /* Configuration errors are caught before any traffic. */
 static void test_config_errors(void **state)
 {
@@ -609,6 +677,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_dxl_alert, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_dxl_retry, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_dxl_probe_mismatch, setup_dxl, teardown),
+        cmocka_unit_test_setup_teardown(test_dxl_probe_current_limit, setup_dxl, teardown),
+        cmocka_unit_test_setup_teardown(test_dxl_torque_capacity, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_config_errors, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_port_exclusive, setup_dxl, teardown),
         cmocka_unit_test_setup_teardown(test_alk_probe_read_write, setup_alk, teardown),

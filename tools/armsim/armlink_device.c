@@ -19,7 +19,7 @@
 typedef struct {
     int joint, k; /* -1 when no joint uses the channel */
     int32_t current_ua;
-    double limit_ua; /* |current| clamp from the joint's torque limit */
+    double limit_ua; /* |current| clamp: the joint's torque limit, or --current-limit */
 } channel;
 
 typedef struct {
@@ -279,6 +279,7 @@ int armlink_device_create(const device_env *env, sim_device *out, char *err, siz
             const cfg_joint *cj = &cfg->joint[j];
             double lim = cj->torque > 0 && isfinite(cj->torque) ? cj->torque : 1e3;
             d->ch[c].limit_ua = fmin(2e9, fabs(units_tau_to_amps(cj, k, lim)) * 1e6);
+            if (env->opt->current_limit_a >= 0) d->ch[c].limit_ua = env->opt->current_limit_a * 1e6;
             if (c + 1 > d->n_ch) d->n_ch = c + 1;
         }
     alk_framer_reset(&d->framer);

@@ -4,6 +4,8 @@
  * Read, Write, Sync Read, Fast Sync Read, Sync Write and Reboot; status packets after the Return
  * Delay Time, per servo in the order of the request; Status Return Level; Bus Watchdog; the
  * hardware alert. Current-control mode (Operating Mode 0) drives the simulated joints.
+ * The servos are sized for the configured arm: Current Limit (38) covers each joint's torque
+ * limit unless --current-limit sets it; Goal Current beyond it is refused (data limit error).
  */
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +71,19 @@ static void table_init(servo *s, int model, int baud)
     s->t[DXL2_ADDR_STATUS_RETURN] = 2;
 }
 
+/* Current Limit (38) [2.69 mA] of servo k of joint cj: --current-limit if given, else the
+ * model's factory value or, if larger, what the joint's torque limit needs per servo
+ * (|tau_max| / (n_ids * torque_per_amp), rounded up to the unit), at most 32767. */
+static uint16_t sized_current_limit(const armsim_options *opt, const cfg_joint *cj, int k,
+                                    uint16_t factory)
+{
+    if (opt->current_limit_a >= 0)
+        return (uint16_t)fmin(32767.0, nearbyint(opt->current_limit_a / DXL2_CURRENT_UNIT_A));
+    double need = fabs(units_tau_to_amps(cj, k, cj->torque)) / DXL2_CURRENT_UNIT_A;
+    if (!isfinite(need)) need = 32767.0;
+    return (uint16_t)fmax(factory, fmin(32767.0, ceil(need)));
+}
+
 /* Reboot: RAM back to defaults, EEPROM kept. */
 static void table_reboot(servo *s)
 {
@@ -88,7 +103,12 @@ static bool servo_active(const servo *s)
 static void push_command(dxl2_dev *d, servo *s)
 {
     const cfg_joint *cj = &d->env.cfg->joint[s->joint];
-    double amps = get_i16(s, DXL2_ADDR_GOAL_CURRENT) * DXL2_CURRENT_UNIT_A;
+    /* the servo never drives more than its Current Limit (writes beyond it are refused; this
+     * also covers a goal left over from before the limit was lowered) */
+    int lim = dxl2_get_u16(s->t + DXL2_ADDR_CURRENT_LIMIT);
+    int goal = get_i16(s, DXL2_ADDR_GOAL_CURRENT);
+    goal = goal > lim ? lim : goal < -lim ? -lim : goal;
+    double amps = goal * DXL2_CURRENT_UNIT_A;
     double tau = units_amps_to_tau(cj, s->k, amps);
     int8_t wd = get_i8(s, DXL2_ADDR_BUS_WATCHDOG);
     uint64_t expiry =
@@ -433,6 +453,9 @@ int dxl2_device_create(const device_env *env, sim_device *out, char *err, size_t
             s->joint = j;
             s->k = k;
             table_init(s, env->opt->model_number, cfg->driver.baud);
+            uint16_t factory = dxl2_get_u16(s->t + DXL2_ADDR_CURRENT_LIMIT);
+            dxl2_put_u16(s->t + DXL2_ADDR_CURRENT_LIMIT,
+                         sized_current_limit(env->opt, &cfg->joint[j], k, factory));
         }
     dxl2_framer_reset(&d->framer);
     out->self = d;

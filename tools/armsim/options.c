@@ -11,6 +11,8 @@
 
 #include "drivers/dxl2_codec.h"
 
+#define DXL2_CURRENT_LIMIT_MAX_RAW 32767 /* Goal Current is 16-bit signed */
+
 enum {
     OPT_LINK = 256,
     OPT_PROTOCOL,
@@ -33,6 +35,7 @@ enum {
     OPT_ALERT_ID,
     OPT_SEED,
     OPT_MODEL_NUMBER,
+    OPT_CURRENT_LIMIT,
     OPT_QUIET
 };
 
@@ -71,6 +74,13 @@ void armsim_print_usage(FILE *out)
           "      --seed N              seed for noise and faults (default 1)\n"
           "other:\n"
           "      --model-number N      dxl2 model number reported (default 1020, XM430-W350)\n"
+          "      --current-limit AMPS  every servo's Current Limit (dxl2 address 38, rounded to\n"
+          "                            2.69 mA; armlink: each channel's clamp), e.g. to play\n"
+          "                            an undersized servo. Default: sized for the config: the\n"
+          "                            model's default (XM430 3.21 A, XM540 5.51 A) or, if\n"
+          "                            larger, what the joint's torque limit needs per servo\n"
+          "                            (at most 32767 x 2.69 mA = 88.1 A). Goal currents\n"
+          "                            beyond it are refused (data limit error), as a servo does\n"
           "      --quiet               no statistics on exit\n"
           "  -h, --help                this text\n"
           "Prints 'armsim: ready on PATH -> /dev/pts/N (...)' once it answers. SIGINT/SIGTERM:\n"
@@ -167,6 +177,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"alert-id", required_argument, NULL, OPT_ALERT_ID},
         {"seed", required_argument, NULL, OPT_SEED},
         {"model-number", required_argument, NULL, OPT_MODEL_NUMBER},
+        {"current-limit", required_argument, NULL, OPT_CURRENT_LIMIT},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {NULL, 0, NULL, 0}};
 
@@ -180,6 +191,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
     o->alert_id = -1;
     o->seed = 1;
     o->model_number = DXL2_MODEL_XM430_W350;
+    o->current_limit_a = -1.0;
 
     optind = 1;
     opterr = 0;
@@ -271,6 +283,10 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         case OPT_MODEL_NUMBER:
             rc = parse_long(name, optarg, 0, 65535, &l, err);
             o->model_number = (int)l;
+            break;
+        case OPT_CURRENT_LIMIT:
+            rc = parse_double(name, optarg, 0.0, DXL2_CURRENT_LIMIT_MAX_RAW * DXL2_CURRENT_UNIT_A,
+                              &o->current_limit_a, err);
             break;
         case OPT_QUIET:
             o->quiet = true;

@@ -25,18 +25,19 @@ typedef struct {
     int n_q0;                  /* entries in q0 (0 = default: 0 clamped into the limits) */
     double q0[CFG_MAX_JOINTS]; /* initial joint positions [rad|m] */
     bool no_gravity;
-    int truth_decimate;  /* log every Nth step */
-    double drop;         /* fraction of replies dropped */
-    double corrupt_crc;  /* fraction of replies with a corrupted CRC */
-    double wrong_id;     /* fraction of replies sent with a wrong device ID */
-    long delay_us;       /* extra delay before every reply [us] */
-    double faults_after; /* --drop/--corrupt-crc/--wrong-id/--delay-us act only after [s] */
-    double silent_after; /* stop answering after this many seconds, < 0 = never */
-    double alert_after;  /* raise a hardware alert after this many seconds, < 0 = never */
-    int alert_id;        /* servo ID for the alert, -1 = the first configured ID */
-    uint64_t seed;       /* random seed for noise and fault injection */
-    int model_number;    /* dxl2 model number the servos report */
-    bool quiet;          /* no statistics line on exit */
+    int truth_decimate;     /* log every Nth step */
+    double drop;            /* fraction of replies dropped */
+    double corrupt_crc;     /* fraction of replies with a corrupted CRC */
+    double wrong_id;        /* fraction of replies sent with a wrong device ID */
+    long delay_us;          /* extra delay before every reply [us] */
+    double faults_after;    /* --drop/--corrupt-crc/--wrong-id/--delay-us act only after [s] */
+    double silent_after;    /* stop answering after this many seconds, < 0 = never */
+    double alert_after;     /* raise a hardware alert after this many seconds, < 0 = never */
+    int alert_id;           /* servo ID for the alert, -1 = the first configured ID */
+    uint64_t seed;          /* random seed for noise and fault injection */
+    int model_number;       /* dxl2 model number the servos report */
+    double current_limit_a; /* every servo's Current Limit [A]; < 0 = sized for the config */
+    bool quiet;             /* no statistics line on exit */
 } armsim_options;
 
 /* Fills *o from argv. Returns 0 to run, 1 when --help was printed, -1 on a usage error (the
