@@ -165,6 +165,9 @@ static void log_events(armd *a)
 {
     ctl_event ev[32];
     int k;
+    /* from the ring's first record: cursor 0 would mean "from the first read on" and skip the
+     * events pushed before it (an enable within the first EVENT_POLL_S) */
+    if (a->event_cursor == 0) a->event_cursor = 1;
     do {
         k = ctl_events_read(a->c, &a->event_cursor, ev, 32);
         for (int i = 0; i < k; i++) {

@@ -79,7 +79,10 @@ static json_t *event_json(const ctl_event *ev)
 
 void api_telemetry_drain(api_server *s)
 {
-    /* events: always consumed so a new subscriber does not get old ones */
+    /* events: always consumed so a new subscriber does not get old ones. The cursor starts at
+     * the ring's first record (1), not at 0 ("from the moment of the first read"): the first
+     * drain can come after the first events (an enable right after start), which 0 would skip */
+    if (s->event_cursor == 0) s->event_cursor = 1;
     for (;;) {
         int k = ctl_events_read(s->c, &s->event_cursor, s->events, s->events_cap);
         for (int i = 0; i < k && s->n_subscribers > 0; i++) {

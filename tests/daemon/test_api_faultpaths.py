@@ -17,11 +17,22 @@ import math
 import os
 import time
 
-from test_api_lib import DEFAULT_DROPIN, READY_POSE, Recorder, Rig, check, run
+from test_api_lib import (DEFAULT_DROPIN, READY_POSE, Recorder, Rig, check, enable_clock_offset,
+                          event, run, zero_onset)
 
-# armsim's simulated XM430-W350 reports Current Limit 1193 x 2.69 mA; armd's driver clamps the
-# goal current there, so a joint's applied torque is at most torque_per_amp x this [A].
-DEVICE_CURRENT_LIMIT = 1193 * 2.69e-3
+# armsim's simulated XM430-W350 has the factory Current Limit 1193 x 2.69 mA or, if larger, what
+# the joint's torque limit needs (tools/armsim/dxl2_device.c sized_current_limit; the example's
+# comment: servos sized for the torque limits); armd's driver clamps the goal current there.
+FACTORY_CURRENT_LIMIT = 1193 * 2.69e-3
+
+
+def torque_clamp(jt):
+    """|applied torque| bound of joint jt [N m]: its torque limit, or what the servo's Current
+    Limit allows when that is lower."""
+    limit_a = max(FACTORY_CURRENT_LIMIT, jt["torque"] / jt["torque_per_amp"])
+    return min(jt["torque"], jt["torque_per_amp"] * limit_a)
+
+
 TORQUE_OFF_BOUND = 0.1  # s: torque_off must reach the motors within this (100 ticks at 1 kHz)
 DAMP_TIMEOUT = 1.0  # s: the damping stop's timeout in the damp case's drop-in
 
@@ -104,29 +115,6 @@ def wait_fault(c, rec, timeout):
     return st
 
 
-def event(rec, method, pred=lambda p: True):
-    for m in rec.events:
-        if m.get("method") == method and pred(m["params"]):
-            return m["params"]
-    return None
-
-
-def zero_onset(truth):
-    """Index of the first truth row from which every joint's applied torque is exactly 0 until
-    the end (len(truth) when the last row is not zero)."""
-    i = len(truth)
-    while i > 0 and all(x == 0.0 for x in truth[i - 1][3]):
-        i -= 1
-    return i
-
-
-def first_torque(truth):
-    for i, r in enumerate(truth):
-        if any(x != 0.0 for x in r[3]):
-            return i
-    return None
-
-
 def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=None):
     """Runs one fault path: enable (holding), provoke (or wait for armsim's injected fault),
     then checks the reason (status and the subscriber's fault event), zero commanded torque in
@@ -157,9 +145,7 @@ def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=
         c.close()
         rig.stop_sim()  # flushes the truth; armd can no longer write anything
         truth = rig.read_truth()
-    i0 = first_torque(truth)
-    check(i0 is not None, "%s: the truth never shows torque" % name)
-    t_fault = ev["time"] - hold["time"] + truth[i0][0]
+    t_fault = ev["time"] + enable_clock_offset(rec, truth)
     iz = zero_onset(truth)
     check(iz < len(truth), "%s: applied torque not zero at the end of the truth: %s" %
           (name, truth[-1][3]))
@@ -239,7 +225,7 @@ def case_damp(args):
     for r in rows:
         gq = gravity_torque(joints, g, r[1])
         for j, jt in enumerate(joints):
-            lim = min(jt["torque"], jt["torque_per_amp"] * DEVICE_CURRENT_LIMIT)
+            lim = torque_clamp(jt)
             want = max(-lim, min(lim, gq[j] - damping[j] * r[2][j]))
             worst[j] = max(worst[j], abs(r[3][j] - want))
     last = truth[iz - 1]

@@ -2,8 +2,9 @@
 pseudo-terminal, the real socket). Python 3 standard library only.
 
 Processes are started in a private temporary directory and always stopped (SIGTERM, then
-SIGKILL) when the test ends. Tracking is judged against armsim's truth file, aligned in time
-with armd's telemetry by matching measured positions (the two clocks have different origins).
+SIGKILL) when the test ends. Results are judged against armsim's truth file; the two clocks
+have different origins and are aligned on an instant both see: the enable (armd's `holding`
+event and the first truth row with torque, enable_clock_offset). Truth rows are selected by time.
 """
 import argparse
 import bisect
@@ -237,23 +238,78 @@ class Rig:
 
 
 def read_truth(path):
+    """Rows (t, q[n], qd[n], tau[n]) of armsim's truth CSV at path. The first line must be the
+    header "t,q1..qn,qd1..qdn,tau1..taun"; every other line must be 1 + 3n numbers, else the
+    test fails (naming the line). Only the LAST line may be incomplete (no newline): armsim
+    writes the file in chunks, so a file read while armsim runs, or after it was SIGKILLed,
+    can end in the middle of a row; that partial row is ignored."""
     rows = []
-    width = None
     with open(path) as f:
-        for line in f:
-            if not line.endswith("\n"):
-                break  # a partly written last line
-            try:
-                v = [float(x) for x in line.split(",")]
-            except ValueError:
-                continue  # header
-            if width is None and len(v) > 1 and (len(v) - 1) % 3 == 0:
-                width = len(v)
-            if len(v) != width:
-                continue
-            n = (len(v) - 1) // 3
-            rows.append((v[0], v[1:1 + n], v[1 + n:1 + 2 * n], v[1 + 2 * n:1 + 3 * n]))
+        lines = f.readlines()
+    check(lines and lines[0].startswith("t,q1,"), "%s: no truth header: %r" %
+          (path, lines[0][:60] if lines else ""))
+    head = lines[0].strip().split(",")
+    width = len(head)
+    check(width > 1 and (width - 1) % 3 == 0, "%s: header with %d columns" % (path, width))
+    n = (width - 1) // 3
+    for k, line in enumerate(lines[1:], 2):
+        if not line.endswith("\n"):
+            check(k == len(lines), "%s:%d: an incomplete line before the last" % (path, k))
+            break  # the partly written last line
+        try:
+            v = [float(x) for x in line.split(",")]
+        except ValueError:
+            raise TestFailure("%s:%d: not a row of numbers: %r" % (path, k, line[:80]))
+        check(len(v) == width, "%s:%d: %d values, expected %d" % (path, k, len(v), width))
+        rows.append((v[0], v[1:1 + n], v[1 + n:1 + 2 * n], v[1 + 2 * n:1 + 3 * n]))
     return rows
+
+
+def truth_times(truth):
+    return [r[0] for r in truth]
+
+
+def rows_between(truth, t0, t1):
+    """Truth rows with t0 <= t <= t1 [s, truth time] (selected by time, whatever the rate)."""
+    times = truth_times(truth)
+    return truth[bisect.bisect_left(times, t0):bisect.bisect_right(times, t1)]
+
+
+def zero_onset(truth):
+    """Index of the first truth row from which every joint's applied torque is exactly 0 until
+    the end (len(truth) when the last row is not zero)."""
+    i = len(truth)
+    while i > 0 and all(x == 0.0 for x in truth[i - 1][3]):
+        i -= 1
+    return i
+
+
+def first_torque(truth):
+    """Index of the first truth row with any non-zero applied torque, or None."""
+    for i, r in enumerate(truth):
+        if any(x != 0.0 for x in r[3]):
+            return i
+    return None
+
+
+def event(rec, method, pred=lambda p: True):
+    """The params of the first notification `method` a Recorder received matching pred."""
+    for m in rec.events:
+        if m.get("method") == method and pred(m["params"]):
+            return m["params"]
+    return None
+
+
+def enable_clock_offset(rec, truth):
+    """d with truth time = armd time + d, from an instant both clocks see: the `holding` state
+    event (armd time of the enable) and the first truth row with any non-zero torque (armd's
+    first write after enabling). Good to about one control tick (1 ms at 1 kHz): the truth
+    row may come up to a tick after the event's time stamp."""
+    hold = event(rec, "state", lambda p: p["state"] == "holding")
+    check(hold is not None, "no holding event reached the subscriber")
+    i0 = first_torque(truth)
+    check(i0 is not None, "the truth never shows torque")
+    return truth[i0][0] - hold["time"]
 
 
 class Recorder:
@@ -331,9 +387,12 @@ def truth_at(truth, times, t):
     return [x + w * (y - x) for x, y in zip(a[1], b[1])]
 
 
-def tracking_errors(samples, truth, t_from, t_to):
-    """Per-joint RMS and max |q_des - q_true| over telemetry times [t_from, t_to]."""
-    d = align_offset(samples, truth)
+def tracking_errors(samples, truth, t_from, t_to, d=None):
+    """Per-joint RMS and max |q_des - q_true| over telemetry times [t_from, t_to], with truth
+    time = telemetry time + d (d None: fitted by align_offset, which matches armd's own
+    measured q and so would absorb a constant delay of armd's; prefer enable_clock_offset)."""
+    if d is None:
+        d = align_offset(samples, truth)
     times = [r[0] for r in truth]
     n = len(samples[0]["q"])
     sq = [0.0] * n

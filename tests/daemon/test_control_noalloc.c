@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -98,8 +99,12 @@ static int start_armsim(const char *armsim, const char *config, const char *link
 {
     int fd[2];
     if (pipe(fd)) return -1;
+    pid_t parent = getpid();
     sim_pid = fork();
     if (sim_pid == 0) {
+        /* armsim dies with the test (e.g. killed by meson's timeout); a parent that died
+         * before the prctl took effect would leave us reparented: exit then */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         dup2(fd[1], 1);
         close(fd[0]);
         execl(armsim, armsim, "-c", config, "--link", link, "--truth", truth, "--truth-decimate",
@@ -386,7 +391,11 @@ out:
         waitpid(sim_pid, NULL, 0);
     }
     unlink(truth);
-    rmdir(dir);
+    unlink(link); /* armsim removes its tty symlink on SIGTERM, not when it was SIGKILLed */
+    if (rmdir(dir) != 0) {
+        fprintf(stderr, "cannot remove %s: %s\n", dir, strerror(errno));
+        failures++;
+    }
     printf("%s (%d failures)\n", failures ? "FAILED" : "ok", failures);
     return failures ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -99,14 +100,22 @@ static void seqlock_consistent(void **state)
     atomic_store(&sl_stop, 0);
     pthread_t t;
     pthread_create(&t, NULL, sl_writer, NULL);
-    uint64_t last = 0;
+    uint64_t last = 0, first = 0;
+    int reads = 0;
     for (int i = 0; i < 200000; i++) {
-        if (!hf_seqlock_read(&shared_sl, &y)) continue;
+        if (!hf_seqlock_read(&shared_sl, &y)) continue; /* a write in progress: retried */
+        reads++;
         assert_int_equal(y.c, ~y.a);
         for (int k = 0; k < 5; k++) assert_true(y.b[k] == (double)y.a);
         assert_true(y.a >= last); /* never goes back in time */
+        if (!first) first = y.a;
         last = y.a;
     }
+    /* the checks above ran on enough consistent copies, and the writer moved meanwhile */
+    printf("seqlock: %d consistent reads of 200000, writer seen from %llu to %llu\n", reads,
+           (unsigned long long)first, (unsigned long long)last);
+    assert_true(reads > 1000);
+    assert_true(last > first);
     atomic_store(&sl_stop, 1);
     pthread_join(t, NULL);
     hf_seqlock_free(&shared_sl);

@@ -192,7 +192,10 @@ static void validation_messages(void **state)
         e.message,
         "waypoint 0 joint elbow: q = 2.5 rad is outside the position limits [-2, 2] rad");
 
-    p[0] = wp(0.5, 0, 1.5); /* cubic rest to rest: qd = 36 tau (1 - 2 tau) */
+    /* cubic Hermite rest to rest (the end has no acceleration): q = D (3 tau^2 - 2 tau^3) with
+     * tau = t / T, so qd = (D / T) 6 tau (1 - tau) = 18 tau (1 - tau) rad/s for D = 1.5 rad,
+     * T = 0.5 s; the first sample over 1 rad/s, t = 0.03125 s (tau = 1/16), has 1.0547 rad/s */
+    p[0] = wp(0.5, 0, 1.5);
     assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
     assert_string_equal(e.code, "limits");
     assert_string_equal(e.message,

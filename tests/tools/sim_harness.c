@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,9 +98,13 @@ int sim_start(sim_proc *s, const char *ini, const char *const *extra)
     argv[a] = NULL;
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* armsim dies with the test (e.g. killed by meson's timeout); a parent that died
+         * before the prctl took effect would leave us reparented: exit then */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         dup2(pfd[1], STDOUT_FILENO);
         execv(argv[0], (char *const *)argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));

@@ -25,7 +25,9 @@
 #define HOLD_DRIFT 0.03 /* rad: most a gravity-compensated arm may drift during the hold */
 #define N_FALL     15   /* readings while the arm falls */
 #define SETTLED    0.05 /* rad/s: the fall has been stopped when every |qd| is below */
-#define HOLD_S     0.3  /* s: the hold window */
+#define HOLD_S     0.3  /* s: the hold window (host clock) */
+#define HOLD_MIN_N 25   /* readings the hold window must have (a 2 ms cadence gives ~100) */
+#define HOLD_MIN_S 0.1  /* s of truth time the hold window must span, even on a loaded host */
 
 typedef struct {
     drv_state s;
@@ -163,8 +165,20 @@ static void run_case(const proto_case *pc)
                   pc->proto == DRIVER_ARMLINK ? "armlink" : "dxl2", n, fall0[1] - fall1[1],
                   fall1[0] - fall0[0], h1[1] - h0[1], h1[2] - h0[2], h1[0] - h0[0], p1[1] - h1[1]);
     assert_true(fall0[1] - fall1[1] > 0.02); /* gravity pulled the shoulder down */
+    /* torque off during the fall: armsim's motors are limp, the applied torque exactly 0 in
+     * every truth row up to the last reading of the fall (drv_enable came after it) */
+    for (size_t i = 0; i <= rd[N_FALL - 1].row; i++)
+        for (int j = 0; j < 2; j++)
+            if (truth_row(&t, i)[5 + j] != 0.0)
+                fail_msg("torque off, yet joint %d has %g N m applied at t = %.6f s", j + 1,
+                         truth_row(&t, i)[5 + j], truth_row(&t, i)[0]);
     assert_true(has_hold(hold_first, hold_last));
-    assert_true(h1[0] - h0[0] > 0.8 * HOLD_S);
+    /* the window is host time: on a loaded host it may hold fewer readings and less truth
+     * time than HOLD_S; what matters is that the drift was judged over enough of them */
+    print_message("hold window: %d readings over %.3f s of truth time\n", hold_last - hold_first,
+                  h1[0] - h0[0]);
+    assert_true(hold_last - hold_first >= HOLD_MIN_N);
+    assert_true(h1[0] - h0[0] > HOLD_MIN_S);
     assert_true(fabs(h1[1] - h0[1]) < HOLD_DRIFT && fabs(h1[2] - h0[2]) < HOLD_DRIFT);
     assert_true(p1[1] - h1[1] > 0.05); /* the pulse moved the shoulder the positive way */
     assert_true(pulse_end > hold_last);
