@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Integration: reload through the socket and SIGHUP changes gains (drop-in file), and refuses a
-structural change (a link mass) naming the key while keeping the running gains. Real armd +
-armsim on a pty."""
+structural change (a link mass) naming the key while keeping the running gains, and a torque
+limit the servos cannot deliver. Real armd + armsim on a pty."""
 import os
 import signal
 import time
@@ -35,6 +35,20 @@ def main(args):
         check("mass" in m["error"]["message"], "refusal does not name the key: %s" % m["error"])
         check(c.call("gains.get")["kp"][0] == g2["kp"][0], "gains changed by a refused reload")
         os.unlink(os.path.join(dropdir, "60-mass.ini"))
+
+        # a torque limit beyond what the servos' Current Limit delivers is refused by name
+        # (armsim sizes its servos for the configured limit; 1.5 x that is out of reach)
+        tau_max = info["limits"]["torque"][1]
+        with open(os.path.join(dropdir, "65-torque.ini"), "w") as f:
+            f.write("[joint %s]\ntorque = %.6g\n" % (j1, 1.5 * tau_max))
+        m = c.call_full("reload")
+        check("error" in m, "a torque limit the servos cannot deliver was accepted")
+        print("refused:", m["error"])
+        check(m["error"]["code"] == "limits" and j1 in m["error"]["message"]
+              and "Current Limit" in m["error"]["message"],
+              "refusal does not name the joint and the servo limit: %s" % m["error"])
+        check(c.call("info")["limits"]["torque"][1] == tau_max, "torque limit changed anyway")
+        os.unlink(os.path.join(dropdir, "65-torque.ini"))
 
         # SIGHUP takes the same path
         kd_new = g["kd"][0] * 1.25 + 0.5
