@@ -121,7 +121,7 @@ int ctl_start(ctl *c, ctl_error *err)
     c->started = true;
     if (rt_set_fifo(c->thread, c->cfg.realtime.priority, why, sizeof why)) log_warn("%s", why);
     if (rt_pin_cpu(c->thread, c->cfg.realtime.cpu, why, sizeof why)) log_warn("%s", why);
-    clock_gettime(CLOCK_MONOTONIC, &c->alive_when);
+    clock_gettime(CLOCK_MONOTONIC, &c->seen_when);
     atomic_store_explicit(&c->go, 1, memory_order_release);
     return 0;
 }
@@ -165,16 +165,14 @@ void ctl_free(ctl *c)
 
 /* ========================================================================= liveness */
 
-/* True when the tick counter moved since the last call (and the thread has not exited);
- * remembers when it last moved. */
+/* True when the tick counter moved since the previous call (and the thread has not exited).
+ * Its own cursor: ctl_stalled() keeps a separate one, so the two callers never hide ticks
+ * from each other. */
 bool ctl_alive(ctl *c)
 {
     uint64_t t = atomic_load_explicit(&c->ticks, memory_order_acquire);
     bool moved = t != c->alive_ticks;
-    if (moved) {
-        c->alive_ticks = t;
-        clock_gettime(CLOCK_MONOTONIC, &c->alive_when);
-    }
+    c->alive_ticks = t;
     return moved && !atomic_load_explicit(&c->exited, memory_order_acquire);
 }
 
@@ -183,11 +181,15 @@ bool ctl_alive(ctl *c)
 bool ctl_stalled(ctl *c, double max_seconds)
 {
     if (!c->started || c->stopped) return false;
-    ctl_alive(c);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    double since = (double)(now.tv_sec - c->alive_when.tv_sec) +
-                   (double)(now.tv_nsec - c->alive_when.tv_nsec) * 1e-9;
+    uint64_t t = atomic_load_explicit(&c->ticks, memory_order_acquire);
+    if (t != c->seen_ticks) {
+        c->seen_ticks = t;
+        c->seen_when = now;
+    }
+    double since = (double)(now.tv_sec - c->seen_when.tv_sec) +
+                   (double)(now.tv_nsec - c->seen_when.tv_nsec) * 1e-9;
     if (since <= max_seconds) return false;
     if (!atomic_load_explicit(&c->stall_request, memory_order_acquire)) {
         snprintf(c->stall_reason, sizeof c->stall_reason,

@@ -120,7 +120,9 @@ bool ctl_stalled(ctl *c, double max_seconds);
 /* Commands (main thread). 0 on success, -1 with *err filled. They take effect within a tick or
  * two; the functions wait (sleeping, at most a few periods) for the control thread to
  * acknowledge so that the reply tells the truth. */
-int ctl_enable(ctl *c, ctl_error *err);  /* disabled -> holding (present position, no jump) */
+/* disabled -> holding (present position, no jump); a joint enabled past a soft limit (within
+ * following_error) is then moved back inside the limits, at the limits' pace */
+int ctl_enable(ctl *c, ctl_error *err);
 int ctl_disable(ctl *c, ctl_error *err); /* -> disabled (torque off) */
 int ctl_hold(ctl *c, ctl_error *err);    /* moving -> holding at the present desired position */
 int ctl_estop(ctl *c, ctl_error *err);   /* torque zero immediately, disabled, state estop */

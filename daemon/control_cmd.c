@@ -65,7 +65,23 @@ static int simple_cmd(ctl *c, cmd_type t, ctl_error *err)
 /* disabled -> holding at the present position. */
 int ctl_enable(ctl *c, ctl_error *err)
 {
-    return simple_cmd(c, CMD_ENABLE, err);
+    if (simple_cmd(c, CMD_ENABLE, err)) return -1;
+    /* Enabled past a soft limit (accepted within following_error, e.g. an arm resting on its
+     * hard stop): move back inside the limits at the limits' pace instead of holding the arm
+     * pressed against the stop. */
+    ctl_status st;
+    ctl_status_get(c, &st);
+    double q[CFG_MAX_JOINTS];
+    bool outside = false;
+    for (int j = 0; j < c->n; j++) {
+        const cfg_joint *J = &c->cfg.joint[j];
+        q[j] = fmin(fmax(st.q_des[j], J->lower), J->upper);
+        outside |= q[j] != st.q_des[j];
+    }
+    if (!outside) return 0;
+    uint32_t id;
+    double duration;
+    return ctl_move_to(c, q, 0, &id, &duration, err);
 }
 
 /* -> disabled, torque off. */

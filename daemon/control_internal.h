@@ -117,8 +117,9 @@ struct ctl {
     uint32_t tail_id;
     traj_state tail_end;
     double plan_duration[N_PLANS];
-    uint64_t alive_ticks;
-    struct timespec alive_when;
+    uint64_t alive_ticks;      /* ctl_alive's cursor (its caller: the systemd watchdog) */
+    uint64_t seen_ticks;       /* ctl_stalled's own cursor ... */
+    struct timespec seen_when; /* ... and when it last saw the counter move */
     bool started, stopped;
     pthread_t thread;
     /* shared */

@@ -170,6 +170,12 @@ int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj
             double span = lim->upper[j] - lim->lower[j];
             double plo = lim->lower[j] - LIMIT_SLACK * span - 1e-12;
             double phi = lim->upper[j] + LIMIT_SLACK * span + 1e-12;
+            /* a plan that starts past a limit (enabled on a hard stop) may come back in, but
+             * never go further out than where it starts */
+            double q0, qd0, qdd0;
+            poly_eval(coef(p, 0, j), 0, &q0, &qd0, &qdd0);
+            plo = fmin(plo, q0);
+            phi = fmax(phi, q0);
             for (int s = 0; s <= VALIDATE_SAMPLES; s++) {
                 double tau = p->h[k] * s / VALIDATE_SAMPLES, q, qd, qdd;
                 poly_eval(c, tau, &q, &qd, &qdd);

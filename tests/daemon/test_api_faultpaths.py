@@ -245,8 +245,8 @@ def case_damp(args):
 
 def case_endstop(args):
     """The PUMA starting at the zero pose falls onto j2's hard stop just past the soft limit;
-    enable is accepted there (within limit - following_error) and holds the present position
-    without a jump."""
+    enable is accepted there (within limit - following_error) without a jump, moves the arm
+    back inside the soft limits within the velocity and acceleration limits, and holds."""
     joints, _, _ = load_model(args.config)
     with Rig(args, "endstop", sim_args=()) as rig:
         c = rig.client()
@@ -258,17 +258,25 @@ def case_endstop(args):
               (q2, lo))
         r = c.call_full("enable")
         check("result" in r, "endstop: enable refused on the hard stop: %s" % r.get("error"))
-        check(r["result"]["state"] == "holding", "endstop: state %s" % r["result"]["state"])
         st = c.call("status")
         jump = max(abs(a - b) for a, b in zip(st["q_des"], st["q"]))
+        check(jump < 0.005, "endstop: the hold target is %.4f rad away from the arm" % jump)
+        deadline = time.time() + 5
+        while time.time() < deadline and (st["state"] != "holding" or st["trajectory"]):
+            time.sleep(0.02)
+            st = c.call("status")
+        check(st["state"] == "holding" and not st["trajectory"],
+              "endstop: not holding after the move off the stop: %s (%s)" % (st["state"], st["fault"]))
+        for j, (qd_, jt) in enumerate(zip(st["q_des"], joints)):
+            check(jt["lower"] <= qd_ <= jt["upper"],
+                  "endstop: joint %d holds at %.6f outside [%g, %g]" % (j, qd_, jt["lower"], jt["upper"]))
         time.sleep(0.5)
         st2 = c.call("status")
         drift = max(abs(a - b) for a, b in zip(st2["q"], st["q"]))
-        print("endstop: enabled; |q_des - q| at enable %.2g rad, drift over 0.5 s %.2g rad" %
-              (jump, drift))
+        print("endstop: enabled; |q_des - q| at enable %.2g rad, j2 holds at %.6f inside the limit; "
+              "drift over 0.5 s %.2g rad" % (jump, st["q_des"][1], drift))
         check(st2["state"] == "holding", "endstop: %s (%s) after 0.5 s holding" %
               (st2["state"], st2["fault"]))
-        check(jump < 0.005, "endstop: the hold target is %.4f rad away from the arm" % jump)
         check(drift < 0.005, "endstop: the arm drifted %.4f rad while holding" % drift)
         c.close()
 

@@ -248,6 +248,27 @@ static void plan_peaks(int j, double *vmax, double *amax)
 }
 
 /* move_to without a duration: within the limits and close to one of them (minimal). */
+/* A move that starts past a limit (an arm enabled on its hard stop) may come back inside the
+ * limits, but a path going further out than its start is still refused. */
+static void move_from_outside_the_limits(void **state)
+{
+    (void)state;
+    traj_limits l = limits2(1, 5);
+    traj_state s;
+    memset(&s, 0, sizeof s);
+    s.q[0] = -2.05; /* 0.05 past the lower limit */
+    double back[2] = {-2.0, 0}, further[2] = {-2.1, 0};
+    traj_error e;
+    assert_int_equal(traj_build_move(&plan, &l, &s, back, 0, &e), 0);
+    double q[2], qd[2], qdd[2];
+    for (int i = 0; i <= 100; i++) {
+        sample(plan.duration * i / 100, q, qd, qdd);
+        assert_true(q[0] >= -2.05 - 1e-12 && q[0] <= -2.0 + 1e-12); /* monotonic, inward */
+    }
+    assert_int_equal(traj_build_move(&plan, &l, &s, further, 0, &e), -1);
+    assert_string_equal(e.code, "limits");
+}
+
 static void move_to_minimum_time(void **state)
 {
     (void)state;
@@ -345,6 +366,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(mixed_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(validation_messages, setup, teardown),
         cmocka_unit_test_setup_teardown(move_to_minimum_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(move_from_outside_the_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(cancel_decelerates_within_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(reanchor_keeps_end, setup, teardown),
     };
