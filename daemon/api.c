@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,19 @@ static void client_write_cb(struct ev_loop *loop, ev_io *w, int revents)
     api_reap(cl->srv);
 }
 
+/* Drops the clients whose peer has already closed both directions (POLLHUP) but whose end of
+ * file the loop has not read yet, so that connections that are gone never take the place of
+ * a new one. A half-closed peer (shutdown for writing, still reading replies) is kept. */
+static void drop_hung_up(api_server *s)
+{
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        if (cl->dead) continue;
+        struct pollfd p = {.fd = cl->fd, .events = 0};
+        if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)))
+            api_client_drop(cl, "peer gone");
+    }
+}
+
 /* Accepts every pending connection; over max_clients a connection gets an error line and is
  * closed. */
 static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -225,6 +239,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
                 log_warn("api: accept on %s: %s", s->path, strerror(errno));
             break;
         }
+        if (s->n_clients >= s->max_clients) drop_hung_up(s); /* before counting this one */
         api_client *cl = calloc(1, sizeof *cl);
         if (!cl) {
             close(fd);

@@ -245,7 +245,9 @@ def read_truth(path):
     can end in the middle of a row; that partial row is ignored."""
     rows = []
     with open(path) as f:
-        lines = f.readlines()
+        # one read() is a prefix of the file even while armsim appends; readlines() is not (a
+        # line cut at the momentary end would be continued by its own next "line")
+        lines = f.read().splitlines(keepends=True)
     check(lines and lines[0].startswith("t,q1,"), "%s: no truth header: %r" %
           (path, lines[0][:60] if lines else ""))
     head = lines[0].strip().split(",")
