@@ -252,10 +252,17 @@ static void compute_torque(ctl *c, const law_params *p, double dt)
         }
     } else if (r->state == SF_FAULT && r->damping) {
         r->damp_t += dt;
-        if (!r->fresh || sf_damp_done(p, r->qd, r->damp_t))
+        if (!r->fresh) {
+            /* no state this tick: the servos keep the last damping torque (nothing is written);
+             * torque off once reads keep failing, as while enabled, or at the timeout */
+            int max = p->safety.max_failed_reads > 0 ? p->safety.max_failed_reads : 1;
+            if (r->reads.consecutive >= max || r->damp_t >= p->safety.damp_timeout)
+                ctl_torque_off(c);
+        } else if (sf_damp_done(p, r->qd, r->damp_t)) {
             ctl_torque_off(c);
-        else
+        } else {
             damp_torque(c, p, dt);
+        }
     } else {
         zero_tau(c);
     }

@@ -194,7 +194,14 @@ drv *drv_open(const armd_config *cfg, drv_fault *f)
 int drv_probe(drv *d, drv_fault *f)
 {
     fault_clear(f);
+    /* Probing is not real-time: a device just powered up, a busy host or a USB adapter's
+     * latency timer may answer slower than the control loop's deadline, so the probe waits at
+     * least DRV_PROBE_TIMEOUT_US per reply and retries at least DRV_PROBE_RETRIES times. */
+    cfg_driver tick = d->cfg;
+    if (d->cfg.timeout_us < DRV_PROBE_TIMEOUT_US) d->cfg.timeout_us = DRV_PROBE_TIMEOUT_US;
+    if (d->cfg.retries < DRV_PROBE_RETRIES) d->cfg.retries = DRV_PROBE_RETRIES;
     int r = d->ops->probe(d, f);
+    d->cfg = tick;
     d->probed = r == 0;
     return r;
 }

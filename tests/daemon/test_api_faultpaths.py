@@ -222,12 +222,23 @@ def case_damp(args):
     check(len(rows) > 20, "damp: too few truth rows in the damping stop (%d)" % len(rows))
     worst = [0.0] * len(joints)
     moving = max(max(abs(v) for v in r[2]) for r in rows)
+    # the servos hold each written torque until the next write, so the torque applied at a truth
+    # row is the law at the state of a recent tick: compare with the law at the states of the
+    # last HOLD_S (a few periods; more when a tick is late or a read is missed)
+    HOLD_S = 0.005
+    lims = [torque_clamp(jt) for jt in joints]
+    wants = []
     for r in rows:
         gq = gravity_torque(joints, g, r[1])
-        for j, jt in enumerate(joints):
-            lim = torque_clamp(jt)
-            want = max(-lim, min(lim, gq[j] - damping[j] * r[2][j]))
-            worst[j] = max(worst[j], abs(r[3][j] - want))
+        wants.append([max(-lims[j], min(lims[j], gq[j] - damping[j] * r[2][j]))
+                      for j in range(len(joints))])
+    lo = 0
+    for i, r in enumerate(rows):
+        while rows[lo][0] < r[0] - HOLD_S:
+            lo += 1
+        for j in range(len(joints)):
+            err = min(abs(r[3][j] - wants[k][j]) for k in range(lo, i + 1))
+            worst[j] = max(worst[j], err)
     last = truth[iz - 1]
     print("damp: stop lasted %.1f ms (timeout %g s), max |qd| during it %.3f rad/s, |qd| at the "
           "end %.4f rad/s; max |tau - (-D qd + G(q))| per joint %s N m" %
