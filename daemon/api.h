@@ -17,10 +17,11 @@
 #include <stddef.h>
 
 #include "daemon/control.h"
+#include "daemon/trajectory.h"
 
 #define API_MAX_LINE   (1024 * 1024)     /* longest accepted request line [bytes] */
 #define API_MAX_OUTPUT (4 * 1024 * 1024) /* most unsent output per client before dropping it */
-#define API_MAX_POINTS 10000             /* most waypoints in one trajectory request */
+#define API_MAX_POINTS TRAJ_MAX_POINTS   /* most waypoints in one trajectory request */
 
 /* Reload hook (the same path as SIGHUP): loads the file again, applies what may change live.
  * Returns 0 with changed filled ("" = nothing changed), or -1 with err filled. */
