@@ -73,6 +73,11 @@ static int cmd_enable(ctl *c, const law_params *p, ctl_error *e)
         ctl_set_err(e, "limits", "not enabling: %s", why);
         return -1;
     }
+    /* an arm still falling or swinging would fault on the first enabled tick */
+    if (sf_check_velocity(p, r->qd, why, sizeof why)) {
+        ctl_set_err(e, "limits", "not enabling: %s; enable when the arm is at rest", why);
+        return -1;
+    }
     drv_fault f;
     if (drv_enable(c->driver, true, &f)) {
         ctl_set_err(e, "device", "could not enable the servos: %s", f.message);

@@ -104,10 +104,8 @@ bool sf_check_position(const law_params *p, const double *q, char *reason, size_
     return false;
 }
 
-bool sf_check_tick(const law_params *p, const double *q, const double *qd, const double *q_des,
-                   char *reason, size_t len)
+bool sf_check_velocity(const law_params *p, const double *qd, char *reason, size_t len)
 {
-    if (sf_check_position(p, q, reason, len)) return true;
     for (int j = 0; j < p->n; j++) {
         if (!isfinite(qd[j]) ||
             (p->velocity[j] > 0 && fabs(qd[j]) > SF_VELOCITY_MARGIN * p->velocity[j])) {
@@ -116,6 +114,14 @@ bool sf_check_tick(const law_params *p, const double *q, const double *qd, const
             return true;
         }
     }
+    return false;
+}
+
+bool sf_check_tick(const law_params *p, const double *q, const double *qd, const double *q_des,
+                   char *reason, size_t len)
+{
+    if (sf_check_position(p, q, reason, len)) return true;
+    if (sf_check_velocity(p, qd, reason, len)) return true;
     for (int j = 0; j < p->n; j++) {
         double e = q_des[j] - q[j];
         if (p->following_error[j] > 0 && fabs(e) > p->following_error[j]) {

@@ -55,6 +55,10 @@ bool sf_check_tick(const law_params *p, const double *q, const double *qd, const
  * can be enabled (it then holds there); true and a reason naming the joint when outside. */
 bool sf_check_position(const law_params *p, const double *q, char *reason, size_t len);
 
+/* sf_check_tick's velocity check alone: |qd| <= SF_VELOCITY_MARGIN x velocity limit, finite;
+ * true and a reason naming the joint when violated. */
+bool sf_check_velocity(const law_params *p, const double *qd, char *reason, size_t len);
+
 /* Consecutive failed reads: returns true (fault) when count reaches max_failed_reads. */
 typedef struct {
     int consecutive;

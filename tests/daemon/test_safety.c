@@ -151,6 +151,23 @@ static void enable_position_band(void **state)
     assert_false(sf_check_position(&p, q, r, sizeof r));
 }
 
+/* Enabling needs the arm (nearly) at rest: the same velocity bound as a running tick. */
+static void enable_velocity_check(void **state)
+{
+    (void)state;
+    law_params p = params();
+    char r[160] = "";
+    double qd[2] = {0, 0};
+    assert_false(sf_check_velocity(&p, qd, r, sizeof r));
+    qd[1] = -SF_VELOCITY_MARGIN * p.velocity[1] * 0.99;
+    assert_false(sf_check_velocity(&p, qd, r, sizeof r));
+    qd[1] = -SF_VELOCITY_MARGIN * p.velocity[1] * 1.01;
+    assert_true(sf_check_velocity(&p, qd, r, sizeof r));
+    assert_true(strncmp(r, "joint elbow: velocity -", 23) == 0);
+    qd[1] = NAN;
+    assert_true(sf_check_velocity(&p, qd, r, sizeof r));
+}
+
 static void failed_reads_count_consecutive(void **state)
 {
     (void)state;
@@ -177,9 +194,10 @@ static void damping_stop_ends(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(transitions),       cmocka_unit_test(refusal_texts),
-        cmocka_unit_test(fault_reasons),     cmocka_unit_test(failed_reads_count_consecutive),
-        cmocka_unit_test(damping_stop_ends), cmocka_unit_test(enable_position_band),
+        cmocka_unit_test(transitions),           cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(fault_reasons),         cmocka_unit_test(failed_reads_count_consecutive),
+        cmocka_unit_test(damping_stop_ends),     cmocka_unit_test(enable_position_band),
+        cmocka_unit_test(enable_velocity_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
