@@ -180,7 +180,6 @@ static int submit_plan(ctl *c, int slot, bool append, uint32_t after_id, uint32_
     c->tail_slot = slot;
     c->tail_id = pl->id;
     c->tail_end = end;
-    c->plan_duration[slot] = pl->duration;
     if (id) *id = pl->id;
     if (duration) *duration = pl->duration;
     return 0;
@@ -201,14 +200,6 @@ static int check_enabled(ctl *c, ctl_error *err)
     return 0;
 }
 
-/* Copies a trajectory builder's error into a client error. */
-static void copy_err(ctl_error *err, const traj_error *te)
-{
-    if (!err) return;
-    snprintf(err->code, sizeof err->code, "%s", te->code);
-    snprintf(err->message, sizeof err->message, "%s", te->message);
-}
-
 /* Validates the waypoints, builds the plan from its start state (plan_start) and hands
  * it over. */
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
@@ -227,29 +218,10 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
     }
     int slot = free_slot(c, err);
     if (slot < 0) return -1;
-    traj_waypoint *w = malloc((size_t)n_points * sizeof *w);
-    if (!w) {
-        ctl_set_err(err, "internal", "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < n_points; i++) {
-        w[i].t = points[i].t;
-        memcpy(w[i].q, points[i].q, sizeof w[i].q);
-        memcpy(w[i].qd, points[i].qd, sizeof w[i].qd);
-        memcpy(w[i].qdd, points[i].qdd, sizeof w[i].qdd);
-        w[i].has_qd = points[i].has_qd;
-        w[i].has_qdd = points[i].has_qdd;
-    }
     traj_state s;
     uint32_t after;
     plan_start(c, append, &s, &after);
-    traj_error te;
-    int rc = traj_build(&c->plans[slot], &c->lim, &s, w, n_points, SAME_TOL, &te);
-    free(w);
-    if (rc) {
-        copy_err(err, &te);
-        return -1;
-    }
+    if (traj_build(&c->plans[slot], &c->lim, &s, points, n_points, SAME_TOL, err)) return -1;
     return submit_plan(c, slot, append, after, id, duration, err);
 }
 
@@ -267,11 +239,7 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
     traj_state s;
     uint32_t after;
     plan_start(c, false, &s, &after);
-    traj_error te;
-    if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, &te)) {
-        copy_err(err, &te);
-        return -1;
-    }
+    if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, err)) return -1;
     return submit_plan(c, slot, false, 0, id, duration_out, err);
 }
 

@@ -90,7 +90,7 @@ typedef struct {
     double plan_t;
     int seg;
     bool settling;
-    double settle_for, after_end;
+    double settle_for;
     bool stopping;
     uint32_t stop_id;
     traj_stop stop;
@@ -116,7 +116,6 @@ struct ctl {
     int tail_slot; /* last plan handed over, for append */
     uint32_t tail_id;
     traj_state tail_end;
-    double plan_duration[N_PLANS];
     uint64_t alive_ticks;      /* ctl_alive's cursor (its caller: the systemd watchdog) */
     uint64_t seen_ticks;       /* ctl_stalled's own cursor ... */
     struct timespec seen_when; /* ... and when it last saw the counter move */

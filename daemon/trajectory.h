@@ -18,21 +18,14 @@
 #include <stdint.h>
 
 #include "config/config.h"
+#include "daemon/control.h"
 
 #define TRAJ_MAX_POINTS 8192
 
-typedef struct {
-    char code[32];     /* "invalid_params", "limits" */
-    char message[256]; /* names the waypoint and joint */
-} traj_error;
-
-typedef struct {
-    double t; /* [s] from the trajectory start */
-    double q[CFG_MAX_JOINTS];
-    double qd[CFG_MAX_JOINTS];
-    double qdd[CFG_MAX_JOINTS];
-    bool has_qd, has_qdd;
-} traj_waypoint;
+/* The control interface's own types: an error for a client ("invalid_params", "limits", with a
+ * message naming the waypoint and joint) and a timed waypoint. */
+typedef ctl_error traj_error;
+typedef ctl_waypoint traj_waypoint;
 
 /* Joint limits and names used for validation and minimum-time moves. */
 typedef struct {
