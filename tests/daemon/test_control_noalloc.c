@@ -4,7 +4,9 @@
  * asserts that the control thread allocates nothing once it ticks — through enable, a
  * minimum-time move, a trajectory with an append, a cancel, a gains change and a control-law
  * switch. It also checks the command replies, the events, and that ctl_stop leaves zero
- * torque and the arm disabled. Prints the measured loop timings and tracking errors.
+ * torque and the arm disabled. Prints the measured loop timings and tracking errors. The arm
+ * starts in a pose friction holds, and is enabled once it is seen at rest (a state, not a
+ * time), so a slow or loaded machine changes nothing.
  *
  * usage: test_daemon_control_noalloc ARMSIM CONFIG.ini
  */
@@ -107,8 +109,10 @@ static int start_armsim(const char *armsim, const char *config, const char *link
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
         dup2(fd[1], 1);
         close(fd[0]);
+        /* the ready pose (upright), where friction holds the disabled arm: it starts at rest
+         * however long the test takes to enable it */
         execl(armsim, armsim, "-c", config, "--link", link, "--truth", truth, "--truth-decimate",
-              "10", "--quiet", (char *)NULL);
+              "10", "--q0", "0,1.5708,-1.5708,0,0,0", "--quiet", (char *)NULL);
         _exit(127);
     }
     close(fd[1]);
@@ -143,6 +147,21 @@ static void wait_ticks(ctl *c, uint64_t n)
 {
     uint64_t t0 = ticks_of(c);
     for (int i = 0; i < 20000 && ticks_of(c) < t0 + n; i++) sleep_s(0.001);
+}
+
+/* Waits (at most timeout s) until every joint's measured |qd| is below 0.05 rad/s; returns
+ * whether it came to rest. */
+static bool wait_at_rest(ctl *c, double timeout)
+{
+    for (double t = 0; t < timeout; t += 0.01) {
+        ctl_status st;
+        ctl_status_get(c, &st);
+        double fastest = 0;
+        for (int j = 0; j < st.n; j++) fastest = fmax(fastest, fabs(st.qd[j]));
+        if (st.n > 0 && fastest < 0.05) return true;
+        sleep_s(0.01);
+    }
+    return false;
 }
 
 /* Waits (timeout s) for a trajectory_done event of id; copies its text. */
@@ -219,6 +238,7 @@ int main(int argc, char **argv)
     ctl_events_read(c, &ecur, NULL, 0);
     wait_ticks(c, 50);
     CHECK(ctl_alive(c), "ticks advance");
+    CHECK(wait_at_rest(c, 10), "the simulated arm came to rest before the enable");
 
     atomic_store(&counting, 1); /* ---- from here on the control thread must not allocate */
     uint64_t allocs0 = atomic_load(&other_thread_allocs);

@@ -16,9 +16,12 @@
 #include "dynamics/dynamics.h"
 #include "tools/armsim/simclock.h"
 
-#define MAX_CATCHUP  50   /* most steps done in one wake-up before time is skipped */
-#define ENDSTOP_HZ   50.0 /* natural frequency of a joint against its end stop */
-#define ENDSTOP_ZETA 0.7  /* damping ratio of the end stop */
+/* Longest lateness caught up step by step in one wake-up [s]; beyond it the missed time is
+ * skipped (the arm freezes for it). The host stalls for several ms at times (hypervisor): a
+ * plant that skipped those would drift from real time, and the truth from armd's clock. */
+#define MAX_CATCHUP_S 0.05
+#define ENDSTOP_HZ    50.0 /* natural frequency of a joint against its end stop */
+#define ENDSTOP_ZETA  0.7  /* damping ratio of the end stop */
 
 typedef struct {
     double tau;
@@ -264,8 +267,8 @@ static void publish(physics *p, double t, const double *tau, double tau_act[][CF
     pthread_mutex_unlock(&p->lock);
 }
 
-/* The integration thread: absolute deadlines start + k dt; when late, up to MAX_CATCHUP steps
- * per wake-up, beyond that the missed time is skipped (the arm freezes for it). */
+/* The integration thread: absolute deadlines start + k dt; when late, up to MAX_CATCHUP_S worth
+ * of steps per wake-up, beyond that the missed time is skipped (the arm freezes for it). */
 static void *physics_thread(void *arg)
 {
     physics *p = arg;
@@ -273,6 +276,7 @@ static void *physics_thread(void *arg)
     double tau[CFG_MAX_JOINTS] = {0};
     static double tau_act[CFG_MAX_JOINTS][CFG_MAX_IDS];
     uint64_t k = 0, skipped_ns = 0;
+    const uint64_t max_catchup = (uint64_t)ceil(MAX_CATCHUP_S / p->dt);
     truth_push(p->truth, 0.0, p->q, p->qd, tau);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
@@ -283,10 +287,10 @@ static void *physics_thread(void *arg)
         uint64_t due = (now - p->start_ns - skipped_ns) / p->dt_ns;
         uint64_t todo = due > k ? due - k : 1;
         if (todo > 1) p->stats.late_wakeups++;
-        if (todo > MAX_CATCHUP) {
-            skipped_ns += (todo - MAX_CATCHUP) * p->dt_ns;
+        if (todo > max_catchup) {
+            skipped_ns += (todo - max_catchup) * p->dt_ns;
             p->stats.skips++;
-            todo = MAX_CATCHUP;
+            todo = max_catchup;
         }
         for (uint64_t i = 0; i < todo; i++) {
             uint64_t t_ns = skipped_ns + k * p->dt_ns;
