@@ -29,7 +29,8 @@ static const char *const driver_keys[] = {"type",
                                           "fast_sync_read",
                                           "device_watchdog_ms",
                                           NULL};
-static const char *const socket_keys[] = {"path", "mode", "group", "max_clients", NULL};
+static const char *const socket_keys[] = {"path",          "mode",         "group", "max_clients",
+                                          "stall_timeout", "idle_timeout", NULL};
 static const char *const realtime_keys[] = {"priority", "cpu", "lock_memory", NULL};
 static const char *const safety_keys[] = {
     "following_error",   "max_failed_reads",   "on_fault",     "damping",
@@ -229,7 +230,8 @@ static void apply_driver(cfg_ctx *c, armd_config *cfg)
     }
 }
 
-/* [socket]: path (default /run/armd/NAME.sock), octal mode, group, client limit. */
+/* [socket]: path (default /run/armd/NAME.sock), octal mode, group, client limit, and the
+ * times after which a client that stopped reading or says nothing is dropped. */
 static void apply_socket(cfg_ctx *c, armd_config *cfg)
 {
     const char *s = "socket";
@@ -256,6 +258,8 @@ static void apply_socket(cfg_ctx *c, armd_config *cfg)
     }
     cfg_get_str(c, s, "group", false, k->group, sizeof(k->group));
     cfg_get_int(c, s, "max_clients", false, 1, 64, "", &k->max_clients);
+    cfg_get_num(c, s, "stall_timeout", false, R(0.1, 600), "s", &k->stall_timeout);
+    cfg_get_num(c, s, "idle_timeout", false, R(1, 86400), "s", &k->idle_timeout);
 }
 
 /* [realtime], [safety] scalars and [trajectory]. */

@@ -137,6 +137,8 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&rs, "socket", &a->socket, &b->socket, mode);
     DIFF_STR(&rs, "socket", &a->socket, &b->socket, group);
     DIFF(&rs, "socket", &a->socket, &b->socket, max_clients);
+    DIFF(&rs, "socket", &a->socket, &b->socket, stall_timeout);
+    DIFF(&rs, "socket", &a->socket, &b->socket, idle_timeout);
     DIFF(&rs, "realtime", &a->realtime, &b->realtime, priority);
     DIFF(&rs, "realtime", &a->realtime, &b->realtime, cpu);
     DIFF(&rs, "realtime", &a->realtime, &b->realtime, lock_memory);

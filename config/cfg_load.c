@@ -18,6 +18,8 @@ static void set_defaults(armd_config *cfg)
     cfg->driver.device_watchdog_ms = 100;
     cfg->socket.mode = 0660;
     cfg->socket.max_clients = 8;
+    cfg->socket.stall_timeout = 2;
+    cfg->socket.idle_timeout = 300;
     cfg->realtime.cpu = -1;
     cfg->safety.max_failed_reads = 3;
     cfg->safety.on_fault = ON_FAULT_TORQUE_OFF;

@@ -71,6 +71,8 @@ typedef struct {
     unsigned mode;  /* octal in the file */
     char group[CFG_NAME_MAX];
     int max_clients;
+    double stall_timeout; /* drop a client whose unsent output made no progress this long [s] */
+    double idle_timeout;  /* drop a client that neither sends nor subscribes this long [s] */
 } cfg_socket;
 
 typedef struct {

@@ -69,6 +69,7 @@ static void client_flush(api_client *cl)
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w > 0) {
             cl->out_off += (size_t)w;
+            cl->out_progress = ev_now(cl->srv->loop);
         } else if (w < 0 && errno == EINTR) {
             continue;
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -95,6 +96,7 @@ void api_client_send(api_client *cl, const char *data, size_t len)
         api_client_drop(cl, why);
         return;
     }
+    if (pending == 0) cl->out_progress = ev_now(cl->srv->loop); /* the stall clock starts */
     if (cl->out_off > 0 && cl->out_len + len > cl->out_cap) {
         memmove(cl->out, cl->out + cl->out_off, pending);
         cl->out_off = 0;
@@ -170,7 +172,6 @@ static void client_process_input(api_client *cl)
  * replies are written. */
 static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
-    (void)loop;
     (void)revents;
     api_client *cl = w->data;
     api_server *s = cl->srv;
@@ -188,6 +189,7 @@ static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
     ssize_t r = recv(cl->fd, cl->in + cl->in_len, cl->in_cap - cl->in_len, MSG_DONTWAIT);
     if (r > 0) {
         cl->in_len += (size_t)r;
+        cl->last_input = ev_now(loop);
         client_process_input(cl);
     } else if (r == 0) {
         if (cl->in_len > 0 && cl->in_len <= API_MAX_LINE) api_dispatch(cl, cl->in, cl->in_len);
@@ -251,6 +253,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
         ev_io_init(&cl->rio, client_read_cb, fd, EV_READ);
         ev_io_init(&cl->wio, client_write_cb, fd, EV_WRITE);
         cl->rio.data = cl->wio.data = cl;
+        cl->last_input = cl->out_progress = ev_now(loop);
         cl->next = s->clients;
         s->clients = cl;
         s->n_clients++;
@@ -268,12 +271,38 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
     api_reap(s);
 }
 
+/* Drops the clients whose queued output has not moved for stall_timeout (they stopped
+ * reading) and those that neither sent anything nor subscribed for idle_timeout (telling them
+ * why first). */
+static void drop_stalled_and_idle(api_server *s)
+{
+    ev_tstamp now = ev_now(s->loop);
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        if (cl->dead) continue;
+        size_t pending = cl->out_len - cl->out_off;
+        if (pending > 0 && now - cl->out_progress > s->stall_timeout) {
+            char why[128];
+            snprintf(why, sizeof why, "not reading (%zu bytes unsent for %.1f s)", pending,
+                     now - cl->out_progress);
+            api_client_drop(cl, why);
+        } else if (!cl->subscribed && !cl->closing && now - cl->last_input > s->idle_timeout) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "no request for %.0f s (idle_timeout); closing",
+                     now - cl->last_input);
+            log_info("api: client %u: %s", cl->id, msg);
+            client_refuse(cl, "idle_timeout", msg);
+        }
+    }
+}
+
+/* Every API_DRAIN_S: telemetry and events out, stalled and idle clients dropped. */
 static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     api_server *s = w->data;
     api_telemetry_drain(s);
+    drop_stalled_and_idle(s);
     api_reap(s);
 }
 
@@ -358,6 +387,8 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
     snprintf(s->path, sizeof s->path, "%s", opt->path);
     snprintf(s->version, sizeof s->version, "%s", opt->version ? opt->version : "");
     s->max_clients = opt->max_clients > 0 ? opt->max_clients : 16;
+    s->stall_timeout = opt->stall_timeout > 0 ? opt->stall_timeout : 2;
+    s->idle_timeout = opt->idle_timeout > 0 ? opt->idle_timeout : 300;
     s->reload = opt->reload;
     s->reload_ctx = opt->reload_ctx;
     s->samples_cap = 256;

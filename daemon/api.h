@@ -7,7 +7,9 @@
  * ("telemetry", "state", "fault", "trajectory_done") carry no id. Bad input gets an error reply
  * and the connection stays open; a line over API_MAX_LINE bytes gets an error and is closed.
  * Output is buffered per client up to API_MAX_OUTPUT bytes with non-blocking writes; a client
- * that does not read is dropped. Nothing here ever waits on a client.
+ * that does not read (output stuck for stall_timeout, or over API_MAX_OUTPUT) is dropped, and
+ * so is one that says nothing for idle_timeout without being subscribed. Nothing here ever
+ * waits on a client.
  */
 #ifndef ARMD_API_H
 #define ARMD_API_H
@@ -28,10 +30,14 @@
 typedef int (*api_reload_fn)(void *ctx, char *changed, size_t changed_len, ctl_error *err);
 
 typedef struct {
-    const char *path;  /* socket path */
-    unsigned mode;     /* file mode of the socket, e.g. 0660 */
-    const char *group; /* group owning the socket, "" = leave as created */
-    int max_clients;   /* connections beyond it are refused with an error line */
+    const char *path;     /* socket path */
+    unsigned mode;        /* file mode of the socket, e.g. 0660 */
+    const char *group;    /* group owning the socket, "" = leave as created */
+    int max_clients;      /* connections beyond it are refused with an error line */
+    double stall_timeout; /* [s] a client whose unsent output made no progress this long is
+                             dropped (as is one with API_MAX_OUTPUT unsent) */
+    double idle_timeout;  /* [s] a client that neither sends nor subscribes this long is
+                             dropped */
     const char *version;
     api_reload_fn reload;
     void *reload_ctx;

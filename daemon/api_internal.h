@@ -22,7 +22,9 @@ typedef struct api_client {
     bool closing;                     /* stop reading; close once the output is flushed */
     bool dead;                        /* closed; freed by api_reap() */
     bool subscribed;
-    unsigned decimation; /* telemetry every decimation-th tick */
+    ev_tstamp out_progress; /* loop time the output queue last moved (or started) */
+    ev_tstamp last_input;   /* loop time of the last bytes received (or the connect) */
+    unsigned decimation;    /* telemetry every decimation-th tick */
     struct api_client *next;
 } api_client;
 
@@ -34,6 +36,7 @@ struct api_server {
     ev_timer drain;
     char path[108];
     int max_clients, n_clients, n_subscribers;
+    double stall_timeout, idle_timeout; /* [s], see api_options */
     unsigned next_client_id;
     api_client *clients;
     char version[32];

@@ -427,6 +427,16 @@ static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e
     return 0;
 }
 
+/* stats.reset -> {}: the loop timing quantiles start afresh (counters keep counting). */
+static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e)
+{
+    if (check_keys(params, no_keys, "params", e)) return -1;
+    ctl_error ce = {{0}, {0}};
+    if (ctl_stats_reset(x->c, &ce) != 0) return fail_ctl(e, &ce);
+    *result = json_object();
+    return 0;
+}
+
 /* The methods: a handler, or (fn == NULL) a state command run by state_command(). */
 static const struct {
     const char *name;
@@ -449,6 +459,7 @@ static const struct {
     {"reload", m_reload, NULL},
     {"subscribe", m_subscribe, NULL},
     {"unsubscribe", m_unsubscribe, NULL},
+    {"stats.reset", m_stats_reset, NULL},
 };
 
 /* Sends {"id", "error"} (id may be NULL = JSON null). */

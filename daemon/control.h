@@ -154,6 +154,10 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, ctl_error *err);
 int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
                ctl_error *err);
 
+/* Starts the loop timing statistics (lateness, read, compute, write quantiles) afresh, between
+ * two ticks; the counters (ticks, overruns, ...) keep counting. */
+int ctl_stats_reset(ctl *c, ctl_error *err);
+
 /* Snapshot of everything `status` reports. */
 void ctl_status_get(ctl *c, ctl_status *out);
 /* The running configuration (main thread's copy; valid until the next successful reload). */

@@ -121,6 +121,13 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
         dyn_set_payload(c->model, &m->payload);
         return 0;
     }
+    if (m->type == CMD_STATS_RESET) {
+        tt_reset(&c->late);
+        tt_reset(&c->read);
+        tt_reset(&c->compute);
+        tt_reset(&c->write);
+        return 0;
+    }
     if (m->type == CMD_PARAMS) {
         int old = atomic_load_explicit(&c->params_active, memory_order_relaxed);
         if (c->params[m->slot].law != c->params[old].law) r->law = c->params[m->slot].law;
@@ -172,6 +179,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
         return 0;
     case CMD_PARAMS:
     case CMD_PAYLOAD:
+    case CMD_STATS_RESET:
         break;
     }
     return 0;

@@ -108,6 +108,12 @@ int ctl_cancel(ctl *c, ctl_error *err)
     return simple_cmd(c, CMD_CANCEL, err);
 }
 
+/* The control thread resets its timing histograms between two ticks. */
+int ctl_stats_reset(ctl *c, ctl_error *err)
+{
+    return simple_cmd(c, CMD_STATS_RESET, err);
+}
+
 /* Raises the estop flag first (never lost, seen at the next tick's start), then sends the
  * command for the reply. Without a control thread, zeroes the torque from here. */
 int ctl_estop(ctl *c, ctl_error *err)

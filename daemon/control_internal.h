@@ -44,7 +44,8 @@ typedef enum {
     CMD_TRAJ,
     CMD_PARAMS,
     CMD_CONTROLLER,
-    CMD_PAYLOAD
+    CMD_PAYLOAD,
+    CMD_STATS_RESET
 } cmd_type;
 
 /* One mailbox command (main thread -> control thread). */

@@ -412,6 +412,8 @@ int main(int argc, char **argv)
                      .mode = cfg->socket.mode,
                      .group = cfg->socket.group,
                      .max_clients = cfg->socket.max_clients,
+                     .stall_timeout = cfg->socket.stall_timeout,
+                     .idle_timeout = cfg->socket.idle_timeout,
                      .version = ARMD_VERSION,
                      .reload = do_reload,
                      .reload_ctx = &a};

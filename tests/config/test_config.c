@@ -219,6 +219,7 @@ static void test_base_is_valid(void **state)
     cfg_report_init(&rep);
     assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
     assert_int_equal(rep.n_lines, 0);
+    assert_true(cfg.socket.stall_timeout == 2 && cfg.socket.idle_timeout == 300); /* defaults */
     free(t);
     cfg_report_free(&rep);
 }
@@ -245,6 +246,10 @@ static void test_each_error_message(void **state)
          "t.ini:14: [joint j1] rate_hz: unknown key 'rate_hz' here; it belongs in [arm]", 1, 0,
          false},
         {"mass = 1", "", "t.ini:7: [joint j1] mass: missing required key", 1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[socket]\nstall_timeout = 0",
+         "t.ini:8: [socket] stall_timeout: 0 is out of range: must be 0.1 to 600 s", 1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[socket]\nidle_timeout = nan",
+         "t.ini:8: [socket] idle_timeout: expected a number, got 'nan'", 1, 0, false},
         {"mass = 1", "mass = abc", "t.ini:14: [joint j1] mass: expected a number, got 'abc'", 1, 0,
          false},
         {"rate_hz = 100", "rate_hz = 5000",

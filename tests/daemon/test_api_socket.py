@@ -1,18 +1,16 @@
 #!/usr/bin/env python3
 """Integration: armd's socket survives garbage, malformed JSON, unknown methods, wrong params
 (an error object each, connection kept), oversized lines (error, then closed), hundreds of
-connects/disconnects, too many clients, and a subscriber that never reads (dropped; others keep
-being served and the control loop keeps ticking). Real armd + armsim on a pty."""
+connects/disconnects, too many clients, and a subscriber that never reads (dropped after
+stall_timeout; others keep being served and the control loop ticks on as it does without the
+slow client, measured in the same run). Real armd + armsim on a pty."""
 import socket
 import time
 
 from test_api_lib import Client, Rig, check, run
 
-# Overruns (periods skipped by late wake-ups) the control loop may gain while a client stalls:
-# a few on a loaded shared machine without SCHED_FIFO (measured 0..13 in ~15500 ticks); a loop
-# held up by the stalled client would skip most of its periods
-OVERRUNS_FLOOR = 10
-OVERRUNS_FRACTION = 0.002
+BASELINE_S = 3.0     # length of the baseline window without the slow client [s]
+STALL_MARGIN_S = 8.0  # time to fill the socket buffers + scheduling slack on a loaded machine [s]
 
 
 def expect_error(c, raw, code, words=()):
@@ -36,6 +34,27 @@ def wait_clients(c, want, timeout, what):
         check(time.time() - t0 < timeout, "%s: %d clients counted after %g s, expected %d" %
               (what, got, timeout, want))
         time.sleep(0.02)
+
+
+def window_result(loop0, loop1, seconds):
+    """What the control loop did between two status "loop" objects (stats reset before loop0)."""
+    return {"seconds": seconds, "ticks": loop1["ticks"] - loop0["ticks"],
+            "overruns": loop1["overruns"] - loop0["overruns"], "p99": loop1["lateness_us"]["p99"],
+            "max": loop1["lateness_us"]["max"]}
+
+
+def loop_window(c, seconds):
+    """The control loop's overruns and lateness p99 over `seconds` from now (stats.reset first)."""
+    c.call("stats.reset")
+    loop0 = c.call("status")["loop"]
+    t0 = time.monotonic()
+    time.sleep(seconds)
+    return window_result(loop0, c.call("status")["loop"], time.monotonic() - t0)
+
+
+def describe(w):
+    return "%d ticks in %.1f s, %d overruns, lateness p99 %.1f us, max %.0f us" % (
+        w["ticks"], w["seconds"], w["overruns"], w["p99"], w["max"])
 
 
 def main(args):
@@ -79,8 +98,9 @@ def main(args):
         print("oversized line: rejected and closed")
 
         # hundreds of connects and disconnects, some mid-request
-        base = c.call("status")["clients"]
-        check(base == 1, "%d clients counted with only this test's connection" % base)
+        base_clients = c.call("status")["clients"]
+        check(base_clients == 1, "%d clients counted with only this test's connection" %
+              base_clients)
         refused = 0
         for i in range(300):
             s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -93,9 +113,10 @@ def main(args):
             except OSError:
                 refused += 1  # over max_clients while armd has not yet seen earlier closes
             s.close()
-        took = wait_clients(c, base, 5.0, "connections leaked after 300 connects/disconnects")
+        took = wait_clients(c, base_clients, 5.0,
+                            "connections leaked after 300 connects/disconnects")
         print("300 connects/disconnects: ok, back to %d client %.2f s later (%d refused while "
-              "over max_clients)" % (base, took, refused))
+              "over max_clients)" % (base_clients, took, refused))
 
         # max_clients
         extra = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(info["max_clients"])]
@@ -109,43 +130,49 @@ def main(args):
         check(b"too_many_clients" in data, "client over max_clients not refused: %r" % data)
         for s in extra:
             s.close()
-        wait_clients(c, base, 5.0, "closing the extra clients")
+        wait_clients(c, base_clients, 5.0, "closing the extra clients")
         print("max_clients = %d enforced" % info["max_clients"])
 
-        # a subscriber that never reads is dropped (armd stops counting it); the others are
-        # served; the control loop ticks on, undelayed: overruns rise by no more than
-        # max(OVERRUNS_FLOOR, OVERRUNS_FRACTION x ticks) and the tick lateness p99 stays below
-        # one period
+        # a subscriber that never reads is dropped once its output has not moved for
+        # stall_timeout (default 2 s); the others are served; the control loop ticks on,
+        # undelayed. "Undelayed" is judged against the same rig without the slow client,
+        # measured in this run (this machine misses periods on its own): overruns at most
+        # 2 x the baseline's (scaled to the same duration) + 10, lateness p99 at most 2 x the
+        # baseline's + 100 us.
         c.call("enable")
+        base = loop_window(c, BASELINE_S)
+        print("baseline without a slow client: %s" % describe(base))
+        c.call("stats.reset")
         loop0 = c.call("status")["loop"]
+        t0 = time.monotonic()
         lazy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         lazy.connect(rig.sock)
         lazy.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": 100000}}\n')
-        t0 = time.time()
-        wait_clients(c, base + 1, 5.0, "the never-reading subscriber connecting")
+        wait_clients(c, base_clients + 1, 5.0, "the never-reading subscriber connecting")
         dropped = False
-        while time.time() - t0 < 60:
+        while time.monotonic() - t0 < 60:
             st = c.call("status")
             check(st["state"] == "holding", "state changed while a client stalls: %s" % st["state"])
-            if st["clients"] == base:
+            if st["clients"] == base_clients:
                 dropped = True
                 break
             time.sleep(0.05)
+        took = time.monotonic() - t0
         check(dropped, "the never-reading client was not dropped within 60 s")
-        st = c.call("status")
-        loop, period_us = st["loop"], 1e6 / info["rate_hz"]
-        print("never-reading client dropped after %.1f s; %d ticks meanwhile, overruns %d -> %d, "
-              "lateness p99 %.1f us (period %.0f us)" %
-              (time.time() - t0, loop["ticks"] - loop0["ticks"], loop0["overruns"],
-               loop["overruns"], loop["lateness_us"]["p99"], period_us))
-        check(loop["ticks"] > loop0["ticks"], "control loop did not tick")
-        allowed = max(OVERRUNS_FLOOR, OVERRUNS_FRACTION * (loop["ticks"] - loop0["ticks"]))
-        check(loop["overruns"] - loop0["overruns"] <= allowed,
-              "%d overruns while the slow client stalled (at most %d)" %
-              (loop["overruns"] - loop0["overruns"], allowed))
-        check(loop["lateness_us"]["p99"] < period_us, "tick lateness p99 %.1f us over the period"
-              % loop["lateness_us"]["p99"])
+        slow = window_result(loop0, c.call("status")["loop"], took)
+        print("never-reading client dropped after %.1f s; meanwhile %s" % (took, describe(slow)))
+        check("not reading" in rig.armd_log(), "armd did not log why it dropped the client")
+        check(took < 2.0 + STALL_MARGIN_S, "the stalled client was dropped only after %.1f s "
+              "(stall_timeout 2 s)" % took)
+        check(slow["ticks"] > 0, "control loop did not tick")
+        allowed = 2 * base["overruns"] * max(1.0, took / base["seconds"]) + 10
+        check(slow["overruns"] <= allowed, "%d overruns while the slow client stalled (at most "
+              "%.0f: 2 x the %d of the baseline + 10)" % (slow["overruns"], allowed,
+                                                          base["overruns"]))
+        p99_max = 2 * base["p99"] + 100
+        check(slow["p99"] <= p99_max, "tick lateness p99 %.1f us while the slow client stalled "
+              "(at most %.1f: 2 x the baseline's %.1f + 100)" % (slow["p99"], p99_max, base["p99"]))
         lazy.close()
         c.call("disable")
         c.close()

@@ -34,6 +34,7 @@ struct ctl {
     double last_q0[CFG_MAX_JOINTS];
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
     uint64_t events;
+    int stats_resets;
 };
 
 static struct ctl fake;
@@ -127,6 +128,12 @@ int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err)
     c->cfg.controller = law;
     return 0;
 }
+int ctl_stats_reset(ctl *c, ctl_error *err)
+{
+    (void)err;
+    c->stats_resets++;
+    return 0;
+}
 void ctl_status_get(ctl *c, ctl_status *out)
 {
     memset(out, 0, sizeof *out);
@@ -182,6 +189,8 @@ static int fake_reload(void *ctx, char *changed, size_t len, ctl_error *err)
     return 0;
 }
 
+static double opt_idle_timeout, opt_stall_timeout; /* 0 = api defaults */
+
 static int setup(void **state)
 {
     (void)state;
@@ -197,12 +206,23 @@ static int setup(void **state)
                      .mode = 0600,
                      .group = "",
                      .max_clients = 4,
+                     .stall_timeout = opt_stall_timeout,
+                     .idle_timeout = opt_idle_timeout,
                      .version = "test",
                      .reload = fake_reload};
     char err[256];
     srv = api_open(loop, &fake, &o, err, sizeof err);
     assert_non_null(srv);
     return 0;
+}
+
+/* setup with short stall and idle timeouts (0.3 s) */
+static int setup_short_timeouts(void **state)
+{
+    opt_idle_timeout = opt_stall_timeout = 0.3;
+    int r = setup(state);
+    opt_idle_timeout = opt_stall_timeout = 0;
+    return r;
 }
 
 static int teardown(void **state)
@@ -458,10 +478,72 @@ static void test_subscriber_that_never_reads_is_dropped(void **state)
     close(good);
 }
 
+/* Runs the server loop for about `seconds` of real time. */
+static void run_loop_for(double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 1000); i++) {
+        ev_run(loop, EVRUN_NOWAIT);
+        poll(NULL, 0, 1);
+    }
+}
+
+static void test_idle_client_closed_subscriber_kept(void **state)
+{
+    (void)state;
+    int idle = connect_client();
+    int sub = connect_client();
+    int talker = connect_client();
+    json_t *r = request(sub, "{\"id\": 1, \"method\": \"subscribe\", \"params\": "
+                             "{\"rate_hz\": 1}}");
+    json_decref(r);
+    for (int i = 0; i < 6; i++) { /* 0.6 s, talking every 0.1 s */
+        run_loop_for(0.1);
+        r = request(talker, "{\"id\": 2, \"method\": \"status\"}");
+        assert_non_null(json_object_get(r, "result"));
+        json_decref(r);
+    }
+    r = read_line(idle);
+    assert_non_null(r);
+    assert_string_equal(error_code(r), "idle_timeout");
+    json_decref(r);
+    assert_null(read_line(idle));               /* closed */
+    assert_int_equal(api_client_count(srv), 2); /* the subscriber and the talker stay */
+    close(idle);
+    close(sub);
+    close(talker);
+}
+
+static void test_stalled_reader_dropped_after_stall_timeout(void **state)
+{
+    (void)state;
+    int lazy = connect_client();
+    int rcv = 4096;
+    setsockopt(lazy, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    const char *sub = "{\"id\": 1, \"method\": \"subscribe\", \"params\": {\"rate_hz\": 1000}}\n";
+    send_all(lazy, sub, strlen(sub));
+    /* telemetry (20 lines of ~150 bytes per drain here) fills the socket buffers within about
+     * 100 drains; then nothing moves: dropped 0.3 s (at most 300 drains of >= 1 ms) later,
+     * long before the 4 MiB limit (about 1400 drains) */
+    int drains = 0;
+    while (drains < 5000 && api_client_count(srv) == 1) {
+        ev_run(loop, EVRUN_NOWAIT);
+        api_telemetry_drain(srv);
+        drains++;
+        poll(NULL, 0, 1);
+    }
+    assert_true(drains < 1000);
+    assert_int_equal(api_client_count(srv), 0);
+    close(lazy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_info_and_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_idle_client_closed_subscriber_kept,
+                                        setup_short_timeouts, teardown),
+        cmocka_unit_test_setup_teardown(test_stalled_reader_dropped_after_stall_timeout,
+                                        setup_short_timeouts, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input_keeps_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
