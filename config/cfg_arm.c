@@ -33,8 +33,8 @@ static const char *const socket_keys[] = {"path",          "mode",         "grou
                                           "stall_timeout", "idle_timeout", NULL};
 static const char *const realtime_keys[] = {"priority", "cpu", "lock_memory", NULL};
 static const char *const safety_keys[] = {
-    "following_error",   "max_failed_reads",   "on_fault",     "damping",
-    "torque_rate_limit", "damp_stop_velocity", "damp_timeout", NULL};
+    "following_error",   "max_failed_reads",   "max_read_gap_ms", "on_fault", "damping",
+    "torque_rate_limit", "damp_stop_velocity", "damp_timeout",    NULL};
 static const char *const trajectory_keys[] = {"goal_tolerance", "settle_time", "path_tolerance",
                                               NULL};
 static const char *const joint_keys[] = {"type",
@@ -270,6 +270,8 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
     cfg_get_int(c, "realtime", "cpu", false, -1, 1023, "", &cfg->realtime.cpu);
     cfg_get_bool(c, "realtime", "lock_memory", &cfg->realtime.lock_memory);
     cfg_get_int(c, "safety", "max_failed_reads", false, 1, 1000, "", &cfg->safety.max_failed_reads);
+    cfg_get_int(c, "safety", "max_read_gap_ms", false, 1, 10000, "ms",
+                &cfg->safety.max_read_gap_ms);
     int v;
     if (cfg_get_enum(c, "safety", "on_fault", false, faults, &v)) cfg->safety.on_fault = v;
     cfg_get_num(c, "safety", "damp_stop_velocity", false, R_POS(100), "rad/s",

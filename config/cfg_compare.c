@@ -144,6 +144,7 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&rs, "realtime", &a->realtime, &b->realtime, lock_memory);
     /* [safety], [trajectory]: live */
     DIFF(&live, "safety", &a->safety, &b->safety, max_failed_reads);
+    DIFF(&live, "safety", &a->safety, &b->safety, max_read_gap_ms);
     DIFF(&live, "safety", &a->safety, &b->safety, on_fault);
     DIFF(&live, "safety", &a->safety, &b->safety, damp_stop_velocity);
     DIFF(&live, "safety", &a->safety, &b->safety, damp_timeout);

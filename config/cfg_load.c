@@ -22,6 +22,7 @@ static void set_defaults(armd_config *cfg)
     cfg->socket.idle_timeout = 300;
     cfg->realtime.cpu = -1;
     cfg->safety.max_failed_reads = 3;
+    cfg->safety.max_read_gap_ms = 20;
     cfg->safety.on_fault = ON_FAULT_TORQUE_OFF;
     cfg->safety.damp_stop_velocity = 0.05;
     cfg->safety.damp_timeout = 2.0;

@@ -82,7 +82,8 @@ typedef struct {
 } cfg_realtime;
 
 typedef struct {
-    int max_failed_reads;
+    int max_failed_reads; /* consecutive failed reads (or writes) tolerated ... */
+    int max_read_gap_ms;  /* ... and for how long without a good one [ms]: fault past both */
     cfg_on_fault on_fault;
     double damp_stop_velocity; /* |qd| below which the damping stop turns torque off [rad/s] */
     double damp_timeout;       /* longest damping stop before torque off [s] */

@@ -73,6 +73,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     traj_limits_from_config(&c->lim, cfg);
     law_params_from_config(&c->params[0], cfg);
     c->params[1] = c->params[0];
+    c->lims[0] = c->lims[1] = c->lim;
     atomic_init(&c->params_active, 0);
     c->data = dyn_data_create(model);
     bool ok = c->data != NULL;

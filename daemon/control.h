@@ -64,7 +64,9 @@ typedef struct {
     double traj_remaining; /* seconds */
     /* loop statistics */
     ctl_timing lateness, read, compute, write;
-    uint64_t ticks, overruns, failed_reads, saturations;
+    uint64_t ticks, overruns, failed_reads, failed_writes, saturations;
+    uint64_t read_gaps;         /* stretches of ticks without a fresh state */
+    double longest_read_gap_ms; /* the longest, good read to good read [ms] */
     double rate_hz;
 } ctl_status;
 

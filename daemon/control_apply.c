@@ -36,6 +36,7 @@ static int cmd_traj(ctl *c, const ctl_cmd *m, ctl_error *e)
         return -1;
     }
     if (!m->append) {
+        if (ctl_prepare_plan(c, m->slot, e)) return -1; /* the old motion goes on */
         ctl_drop_motion(c, "replaced");
         ctl_start_plan(c, m->slot);
         return 0;
@@ -54,6 +55,7 @@ static int cmd_traj(ctl *c, const ctl_cmd *m, ctl_error *e)
                     "the trajectory this one was appended to is no longer running; send it again");
         return -1;
     }
+    if (ctl_prepare_plan(c, m->slot, e)) return -1;
     ctl_start_plan(c, m->slot);
     return 0;
 }
@@ -107,6 +109,15 @@ static void cmd_cancel(ctl *c, const law_params *p)
     r->stop_t = 0;
 }
 
+/* Switches the control law (the state was checked by the caller); a new law starts with a
+ * zero integral. */
+static void switch_law(ctl *c, cfg_controller law)
+{
+    if (law == c->rt.law) return;
+    c->rt.law = law;
+    for (int j = 0; j < c->n; j++) c->rt.ls.integral[j] = 0;
+}
+
 /* Applies one command; fills *e and returns -1 when refused. */
 static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
 {
@@ -129,8 +140,21 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
         return 0;
     }
     if (m->type == CMD_PARAMS) {
+        /* a reload that changes [arm] controller switches the law like controller.set: only
+         * while disabled or holding, with the integral reset */
         int old = atomic_load_explicit(&c->params_active, memory_order_relaxed);
-        if (c->params[m->slot].law != c->params[old].law) r->law = c->params[m->slot].law;
+        cfg_controller law = c->params[m->slot].law;
+        if (law != c->params[old].law) {
+            sf_state next;
+            char why[200];
+            if (!sf_command_allowed(r->state, SF_CMD_CONTROLLER, r->fault, &next, why,
+                                    sizeof why)) {
+                ctl_set_err(e, "bad_state", "not reloaded: [arm] controller = %s: %s",
+                            cfg_controller_name(law), why);
+                return -1;
+            }
+            switch_law(c, law);
+        }
         atomic_store_explicit(&c->params_active, m->slot, memory_order_release);
         return 0;
     }
@@ -163,7 +187,8 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
     case CMD_RESET:
         if (r->damping) ctl_torque_off(c);
         r->fault[0] = 0;
-        sf_read_ok(&r->reads);
+        sf_read_ok(&r->reads, ctl_mono_ns()); /* the failures that led to the fault are past */
+        sf_read_ok(&r->writes, ctl_mono_ns());
         ctl_set_state(c, SF_DISABLED);
         return 0;
     case CMD_CANCEL:
@@ -172,10 +197,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
     case CMD_TRAJ:
         return cmd_traj(c, m, e);
     case CMD_CONTROLLER:
-        if (m->law != r->law) {
-            r->law = m->law;
-            for (int j = 0; j < c->n; j++) r->ls.integral[j] = 0;
-        }
+        switch_law(c, m->law);
         return 0;
     case CMD_PARAMS:
     case CMD_PAYLOAD:

@@ -251,12 +251,14 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
 
 /* ============================================================ parameters and settings */
 
-/* Fills the inactive parameter block from *p and swaps it in between two ticks. */
-static int swap_params(ctl *c, const law_params *p, ctl_error *err)
+/* Fills the inactive parameter block from *p and *lim (NULL = the limits in use) and swaps it
+ * in between two ticks. */
+static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_error *err)
 {
     int act = atomic_load_explicit(&c->params_active, memory_order_acquire);
     int other = 1 - act;
     c->params[other] = *p;
+    c->lims[other] = lim ? *lim : c->lims[act];
     if (!ctl_thread_running(c)) {
         atomic_store_explicit(&c->params_active, other, memory_order_release);
         c->rt.law = p->law;
@@ -288,7 +290,7 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, 
         if (kd) p.kd[j] = kd[j];
         if (ki) p.ki[j] = ki[j];
     }
-    return swap_params(c, &p, err);
+    return swap_params(c, &p, NULL, err);
 }
 
 /* Copies the gains in use (NULL = not wanted). */
@@ -363,8 +365,10 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
     if (!ch[0]) return 0;
     law_params p;
     law_params_from_config(&p, candidate);
-    if (swap_params(c, &p, err)) return -1;
+    traj_limits lim;
+    traj_limits_from_config(&lim, candidate);
+    if (swap_params(c, &p, &lim, err)) return -1;
     c->cfg = *candidate;
-    traj_limits_from_config(&c->lim, candidate);
+    c->lim = lim;
     return 0;
 }

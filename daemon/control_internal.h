@@ -78,9 +78,13 @@ typedef struct {
     char fault[160];
     cfg_controller law;
     law_state ls;
-    sf_reads reads;
+    sf_reads reads, writes; /* consecutive failed reads / writes (counted apart) */
     drv_state ds;
-    bool have_state, fresh;
+    bool fresh; /* this tick's read succeeded */
+    /* read gaps: ticks without a fresh state (during them the servos keep the last torque) */
+    bool in_gap;
+    uint64_t read_gaps;     /* gaps seen */
+    int64_t longest_gap_ns; /* longest gap, good read to good read [ns] */
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], q_prev[CFG_MAX_JOINTS];
     uint64_t t_prev_ns;
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS], qdd_des[CFG_MAX_JOINTS];
@@ -101,7 +105,7 @@ typedef struct {
     double damp_t;
     bool wrote_this_tick;
     /* counters and time */
-    uint64_t tick, overruns, failed_reads, saturations;
+    uint64_t tick, overruns, failed_reads, failed_writes, saturations;
     double time;
     ctl_pub pub;
     ctl_sample sample;
@@ -138,6 +142,7 @@ struct ctl {
     hf_ring samples, events;
     tt_hist late, read, compute, write;
     law_params params[2];
+    traj_limits lims[2]; /* with params[i]: what a re-anchored plan is checked against */
     _Atomic int params_active;
     traj_plan plans[N_PLANS];
     _Atomic int plan_owner[N_PLANS]; /* 0 = main thread, 1 = control thread */
@@ -167,6 +172,12 @@ static inline void ctl_nap_100us(void)
 static inline const law_params *ctl_live_params(ctl *c)
 {
     return &c->params[atomic_load_explicit(&c->params_active, memory_order_acquire)];
+}
+
+/* The trajectory limits that go with the parameter block in use (control thread). */
+static inline const traj_limits *ctl_live_limits(ctl *c)
+{
+    return &c->lims[atomic_load_explicit(&c->params_active, memory_order_acquire)];
 }
 
 /* Main thread: true while a control thread runs and takes commands; when false, the main
@@ -235,7 +246,11 @@ uint64_t ctl_process_commands(ctl *c);
 
 /* Ends every trajectory (active, queued, stopping) with the given text. */
 void ctl_drop_motion(ctl *c, const char *why);
-/* Starts plan slot now from the present desired state; state moving. */
+/* Re-anchors plan slot at the present desired state (the plan was built from a state up to a
+ * few ticks older) and checks its changed first segment against the live limits; 0, or -1
+ * with *e ("limits") when the arm has moved on too far for it. */
+int ctl_prepare_plan(ctl *c, int slot, ctl_error *e);
+/* Starts a prepared plan slot now; state moving. */
 void ctl_start_plan(ctl *c, int slot);
 /* Advances the desired state along the active motion by dt [s]. */
 void ctl_advance_motion(ctl *c, const law_params *p, double dt);

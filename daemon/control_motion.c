@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon/control_internal.h"
 
@@ -40,8 +41,8 @@ void ctl_drop_motion(ctl *c, const char *why)
     r->settling = false;
 }
 
-/* Starts plan slot now, re-anchored at the present desired state; state moving. */
-void ctl_start_plan(ctl *c, int slot)
+/* Re-anchors plan slot at the present desired state and checks its first segment again. */
+int ctl_prepare_plan(ctl *c, int slot, ctl_error *e)
 {
     ctl_rt *r = &c->rt;
     traj_state s;
@@ -50,7 +51,18 @@ void ctl_start_plan(ctl *c, int slot)
         s.qd[j] = r->qd_des[j];
         s.qdd[j] = r->qdd_des[j];
     }
-    traj_reanchor(&c->plans[slot], &s);
+    traj_plan *pl = &c->plans[slot];
+    traj_reanchor(pl, &s);
+    if (traj_validate_segment(pl, ctl_live_limits(c), 0, 0, e) == 0) return 0;
+    snprintf(e->message + strlen(e->message), sizeof e->message - strlen(e->message),
+             " (the arm moved on while the trajectory was handed over; send it again)");
+    return -1;
+}
+
+/* Starts a prepared plan slot now; state moving. */
+void ctl_start_plan(ctl *c, int slot)
+{
+    ctl_rt *r = &c->rt;
     r->active = slot;
     r->plan_t = 0;
     r->seg = 0;

@@ -1,9 +1,10 @@
 /*
  * control_thread.c — armd's control thread: fixed-rate ticks on absolute CLOCK_MONOTONIC
- * deadlines. Each tick: estop flag -> drv_read -> commands -> velocity estimate -> trajectory
- * sample -> control law -> safety -> limits -> drv_write -> publish (status seqlock, sample
- * ring, event ring). Also the fault and estop reactions and the publishing. A tick never
- * allocates, locks or logs.
+ * deadlines. Each tick: estop flag -> drv_read (+ velocity estimate) -> mailbox commands ->
+ * stall request -> trajectory sample -> safety checks -> control law -> finiteness check ->
+ * limits -> drv_write -> publish (status seqlock, sample ring, event ring). Also the fault and
+ * estop reactions. A tick never allocates, locks or logs, and never sends a non-finite value:
+ * one anywhere between the trajectory and the torque is a fault that names it.
  */
 #include <errno.h>
 #include <math.h>
@@ -63,12 +64,23 @@ void ctl_torque_off(ctl *c)
     c->rt.damping = false;
 }
 
-/* The damping stop's torque [N m or N] at the present state, limited over dt [s]. */
-static void damp_torque(ctl *c, const law_params *p, double dt)
+/* Index of the first non-finite value of v[0..n), -1 when all are finite. */
+static int first_nonfinite(const double *v, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (!isfinite(v[j])) return j;
+    return -1;
+}
+
+/* The damping stop's torque [N m or N] at the present state, limited over dt [s]; false (and
+ * nothing usable in r->tau) when the model gives a non-finite torque. */
+static bool damp_torque(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
     law_damp(p, c->model, c->data, r->q, r->qd, r->tau);
+    if (first_nonfinite(r->tau, c->n) >= 0) return false;
     law_limit(p, dt, &r->ls, r->tau);
+    return true;
 }
 
 /* First the torque reaction (off, or the damping stop's first torque), then the state and
@@ -79,8 +91,8 @@ void ctl_fault(ctl *c, const char *fmt, ...)
     if (r->state == SF_FAULT || r->state == SF_ESTOP) return;
     const law_params *p = ctl_live_params(c);
     bool was_enabled = r->state == SF_HOLDING || r->state == SF_MOVING;
-    if (was_enabled && p->safety.on_fault == ON_FAULT_DAMP && r->fresh) {
-        damp_torque(c, p, c->period);
+    if (was_enabled && p->safety.on_fault == ON_FAULT_DAMP && r->fresh &&
+        damp_torque(c, p, c->period)) {
         drv_fault f;
         drv_write(c->driver, r->tau, &f);
         r->wrote_this_tick = true;
@@ -146,7 +158,10 @@ int ctl_read_initial_state(ctl *c, ctl_error *err)
         return -1;
     }
     estimate_velocity(c, ctl_live_params(c));
-    r->have_state = r->fresh = true;
+    r->fresh = true;
+    int64_t now = ctl_mono_ns();
+    sf_read_ok(&r->reads, now);
+    sf_read_ok(&r->writes, now);
     ctl_hold_at(c, r->q);
     ctl_publish(c);
     return 0;
@@ -190,7 +205,10 @@ void ctl_publish(ctl *c)
     s->ticks = r->tick;
     s->overruns = r->overruns;
     s->failed_reads = r->failed_reads;
+    s->failed_writes = r->failed_writes;
     s->saturations = r->saturations;
+    s->read_gaps = r->read_gaps;
+    s->longest_read_gap_ms = (double)r->longest_gap_ns * 1e-6;
     s->rate_hz = 1.0 / c->period;
     hf_seqlock_write(&c->status, &r->pub);
 
@@ -206,34 +224,78 @@ void ctl_publish(ctl *c)
     hf_ring_push(&c->samples, m);
 }
 
-/* Takes the result rc of the tick's drv_read: the new state and velocity, or on failure
- * counts it and faults on a device alert or on too many consecutive failures. Sets
- * r->fresh. */
-static void take_read(ctl *c, const law_params *p, int rc, const drv_fault *f)
+/* Takes the result rc of the tick's drv_read at now_ns: the new state and velocity (closing a
+ * read gap), or on failure counts it and faults on a device alert or once the failures exceed
+ * both max_failed_reads and max_read_gap_ms. Sets r->fresh. */
+static void take_read(ctl *c, const law_params *p, int rc, const drv_fault *f, int64_t now_ns)
 {
     ctl_rt *r = &c->rt;
     r->fresh = rc == 0;
     if (r->fresh) {
-        sf_read_ok(&r->reads);
+        if (r->in_gap) {
+            int64_t gap = now_ns - r->reads.last_ok_ns;
+            if (gap > r->longest_gap_ns) r->longest_gap_ns = gap;
+            r->in_gap = false;
+        }
+        sf_read_ok(&r->reads, now_ns);
         estimate_velocity(c, p);
-        r->have_state = true;
         return;
     }
     r->failed_reads++;
+    if (!r->in_gap) {
+        r->in_gap = true;
+        r->read_gaps++;
+    }
     if (f->status == DRV_EALERT || f->status == DRV_EDEVICE) {
         if (f->device_id >= 0)
             ctl_fault(c, "device alert from device %d: %s", f->device_id, f->message);
         else
             ctl_fault(c, "device alert: %s", f->message);
-    } else if (sf_read_failed(&r->reads, p)) {
-        ctl_fault(c, "%d consecutive failed reads (last: %s: %s)", r->reads.consecutive,
+    } else if (sf_read_failed(&r->reads, p, now_ns)) {
+        ctl_fault(c, "%d consecutive failed reads, no state for %.1f ms (last: %s: %s)",
+                  r->reads.consecutive, (double)(now_ns - r->reads.last_ok_ns) * 1e-6,
                   drv_status_name(f->status), f->message);
     }
 }
 
+/* The active trajectory's id for a message (0 = none). */
+static uint32_t active_traj_id(const ctl *c)
+{
+    const ctl_rt *r = &c->rt;
+    if (r->active >= 0) return c->plans[r->active].id;
+    return r->stopping ? r->stop_id : 0;
+}
+
+/* Defence in depth before the law runs: a non-finite desired position, velocity or
+ * acceleration (whatever got past validation) or gain is a fault naming the joint and the
+ * trajectory. Returns true when it faulted. */
+static bool refuse_nonfinite_inputs(ctl *c, const law_params *p)
+{
+    ctl_rt *r = &c->rt;
+    const struct {
+        const double *v;
+        const char *what;
+    } in[] = {{r->q_des, "desired position"},
+              {r->qd_des, "desired velocity"},
+              {r->qdd_des, "desired acceleration"},
+              {p->kp, "gain kp"},
+              {p->kd, "gain kd"},
+              {p->ki, "gain ki"}};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        int j = first_nonfinite(in[i].v, c->n);
+        if (j < 0) continue;
+        ctl_fault(c, "non-finite %s on %s (trajectory %u)", in[i].what, p->name[j],
+                  active_traj_id(c));
+        return true;
+    }
+    return false;
+}
+
 /* The tick's torque [N m or N] into r->tau: the control law while enabled (after the motion
- * step and the safety checks), the damping stop after a fault, else zero. */
-static void compute_torque(ctl *c, const law_params *p, double dt)
+ * step and the safety checks), the damping stop after a fault, else zero. A non-finite input
+ * or law output is a fault, never a silent zero torque (law_limit's clamp is saturation, not
+ * a NaN filter). */
+static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_ns)
 {
     ctl_rt *r = &c->rt;
     if (r->state == SF_HOLDING || r->state == SF_MOVING) {
@@ -241,27 +303,31 @@ static void compute_torque(ctl *c, const law_params *p, double dt)
         ctl_advance_motion(c, p, dt);
         if (r->law == CTRL_GRAVITY_COMP && r->state == SF_HOLDING)
             ctl_hold_at(c, r->q); /* floating: the desired state follows the arm */
+        if (refuse_nonfinite_inputs(c, p)) return;
         char why[160];
         if (sf_check_tick(p, r->q, r->qd, r->q_des, why, sizeof why)) {
             ctl_fault(c, "%s", why);
-        } else {
-            ctl_check_path(c, p);
-            law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des,
-                        dt, &r->ls, r->tau);
-            r->saturations += (uint64_t)law_limit(p, dt, &r->ls, r->tau);
+            return;
         }
+        ctl_check_path(c, p);
+        law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des, dt,
+                    &r->ls, r->tau);
+        int j = first_nonfinite(r->tau, c->n);
+        if (j >= 0) {
+            ctl_fault(c, "non-finite torque on %s from the %s law (trajectory %u)", p->name[j],
+                      cfg_controller_name(r->law), active_traj_id(c));
+            return;
+        }
+        r->saturations += (uint64_t)law_limit(p, dt, &r->ls, r->tau);
     } else if (r->state == SF_FAULT && r->damping) {
         r->damp_t += dt;
         if (!r->fresh) {
             /* no state this tick: the servos keep the last damping torque (nothing is written);
              * torque off once reads keep failing, as while enabled, or at the timeout */
-            int max = p->safety.max_failed_reads > 0 ? p->safety.max_failed_reads : 1;
-            if (r->reads.consecutive >= max || r->damp_t >= p->safety.damp_timeout)
+            if (sf_reads_exhausted(&r->reads, p, now_ns) || r->damp_t >= p->safety.damp_timeout)
                 ctl_torque_off(c);
-        } else if (sf_damp_done(p, r->qd, r->damp_t)) {
+        } else if (sf_damp_done(p, r->qd, r->damp_t) || !damp_torque(c, p, dt)) {
             ctl_torque_off(c);
-        } else {
-            damp_torque(c, p, dt);
         }
     } else {
         zero_tau(c);
@@ -269,24 +335,28 @@ static void compute_torque(ctl *c, const law_params *p, double dt)
 }
 
 /* Writes r->tau unless already written this tick or there is nothing safe to write (enabled
- * without a fresh state, or damping without one); a failed write while enabled counts like a
- * failed read. */
-static void write_torque(ctl *c, const law_params *p)
+ * without a fresh state, or damping without one). Failed writes while enabled are counted on
+ * their own (a good read does not excuse a write that keeps failing) and fault with the same
+ * tolerance as reads. */
+static void write_torque(ctl *c, const law_params *p, int64_t now_ns)
 {
     ctl_rt *r = &c->rt;
     if (r->wrote_this_tick || !(r->fresh || r->state == SF_DISABLED || r->state == SF_ESTOP ||
                                 (r->state == SF_FAULT && !r->damping)))
         return;
     drv_fault f;
-    if (drv_write(c->driver, r->tau, &f) != 0 &&
-        (r->state == SF_HOLDING || r->state == SF_MOVING)) {
-        r->failed_reads++;
-        if (f.status == DRV_EALERT || f.status == DRV_EDEVICE)
-            ctl_fault(c, "device alert on write: %s", f.message);
-        else if (sf_read_failed(&r->reads, p))
-            ctl_fault(c, "%d consecutive failed transfers (last write: %s: %s)",
-                      r->reads.consecutive, drv_status_name(f.status), f.message);
+    if (drv_write(c->driver, r->tau, &f) == 0) {
+        sf_read_ok(&r->writes, now_ns);
+        return;
     }
+    if (r->state != SF_HOLDING && r->state != SF_MOVING) return;
+    r->failed_writes++;
+    if (f.status == DRV_EALERT || f.status == DRV_EDEVICE)
+        ctl_fault(c, "device alert on write: %s", f.message);
+    else if (sf_read_failed(&r->writes, p, now_ns))
+        ctl_fault(c, "%d consecutive failed writes over %.1f ms (last: %s: %s)",
+                  r->writes.consecutive, (double)(now_ns - r->writes.last_ok_ns) * 1e-6,
+                  drv_status_name(f.status), f.message);
 }
 
 /* One control tick; dt is the time since the previous one [s] (more than a period after an
@@ -302,15 +372,15 @@ static void tick(ctl *c, double dt)
     int rc = drv_read(c->driver, &r->ds, &f);
     int64_t t1 = ctl_mono_ns();
     tt_add(&c->read, t1 - t0);
-    take_read(c, ctl_live_params(c), rc, &f);
+    take_read(c, ctl_live_params(c), rc, &f, t1);
     uint64_t acked = ctl_process_commands(c);
     const law_params *p = ctl_live_params(c);
     if (atomic_exchange_explicit(&c->stall_request, 0, memory_order_acquire))
         ctl_fault(c, "%s", c->stall_reason);
-    compute_torque(c, p, dt);
+    compute_torque(c, p, dt, t1);
     int64_t t2 = ctl_mono_ns();
     tt_add(&c->compute, t2 - t1);
-    write_torque(c, p);
+    write_torque(c, p, t2);
     tt_add(&c->write, ctl_mono_ns() - t2);
     ctl_publish(c);
     if (acked) atomic_store_explicit(&c->acked, acked, memory_order_release);

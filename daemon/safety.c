@@ -133,16 +133,23 @@ bool sf_check_tick(const law_params *p, const double *q, const double *qd, const
     return false;
 }
 
-bool sf_read_failed(sf_reads *r, const law_params *p)
+bool sf_reads_exhausted(const sf_reads *r, const law_params *p, int64_t now_ns)
 {
-    r->consecutive++;
     int max = p->safety.max_failed_reads > 0 ? p->safety.max_failed_reads : 1;
-    return r->consecutive >= max;
+    double gap_ms = (double)(now_ns - r->last_ok_ns) * 1e-6;
+    return r->consecutive >= max && !(gap_ms < p->safety.max_read_gap_ms);
 }
 
-void sf_read_ok(sf_reads *r)
+bool sf_read_failed(sf_reads *r, const law_params *p, int64_t now_ns)
+{
+    r->consecutive++;
+    return sf_reads_exhausted(r, p, now_ns);
+}
+
+void sf_read_ok(sf_reads *r, int64_t now_ns)
 {
     r->consecutive = 0;
+    r->last_ok_ns = now_ns;
 }
 
 bool sf_damp_done(const law_params *p, const double *qd, double elapsed)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/controller.h"
 
@@ -59,12 +60,20 @@ bool sf_check_position(const law_params *p, const double *q, char *reason, size_
  * true and a reason naming the joint when violated. */
 bool sf_check_velocity(const law_params *p, const double *qd, char *reason, size_t len);
 
-/* Consecutive failed reads: returns true (fault) when count reaches max_failed_reads. */
+/* Failed bus transfers in a row (reads, and separately writes): a fault once there have been
+ * at least max_failed_reads consecutive failures AND no success for max_read_gap_ms. The count
+ * bounds a slow loop, the time a fast one: at 1 kHz a host that stalls for a few ms must not
+ * fault the arm, at 60 Hz three lost replies are already 50 ms. Times: CLOCK_MONOTONIC [ns]. */
 typedef struct {
     int consecutive;
+    int64_t last_ok_ns; /* the last success (or the start) */
 } sf_reads;
-bool sf_read_failed(sf_reads *r, const law_params *p);
-void sf_read_ok(sf_reads *r);
+/* Counts one failure at now_ns; true when the tolerance is used up (fault now). */
+bool sf_read_failed(sf_reads *r, const law_params *p, int64_t now_ns);
+/* True when a damping stop without fresh readings must end: the same tolerance as
+ * sf_read_failed, for the failures counted so far. */
+bool sf_reads_exhausted(const sf_reads *r, const law_params *p, int64_t now_ns);
+void sf_read_ok(sf_reads *r, int64_t now_ns);
 
 /* Damping stop: true when it should end (every |qd| < damp_stop_velocity, or elapsed >=
  * damp_timeout), i.e. torque off now. */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOEF            6
-#define VALIDATE_SAMPLES 32
-#define LIMIT_SLACK      1e-9 /* relative slack on limits against rounding */
+#define NCOEF        6
+#define LIMIT_SLACK  1e-9 /* relative slack on limits against rounding */
+#define BISECT_STEPS 64   /* a root bracketed in [a, b] is found to (b - a) 2^-64 */
 
 /* Formats err (code + message). */
 static void set_err(traj_error *err, const char *code, const char *fmt, ...)
@@ -37,6 +37,7 @@ void traj_limits_from_config(traj_limits *lim, const armd_config *cfg)
 {
     memset(lim, 0, sizeof *lim);
     lim->n = cfg->n_joints;
+    lim->period = cfg->rate_hz > 0 ? 1.0 / cfg->rate_hz : 0;
     for (int j = 0; j < cfg->n_joints; j++) {
         const cfg_joint *cj = &cfg->joint[j];
         snprintf(lim->name[j], CFG_NAME_MAX, "%s", cj->name);
@@ -159,82 +160,189 @@ static void between(char *buf, size_t len, int wp)
         snprintf(buf, len, "between waypoint %d and waypoint %d", wp - 1, wp);
 }
 
-int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj_error *err)
+/* c[0] + c[1] x + ... + c[deg] x^deg (Horner). */
+static double horner(const double *c, int deg, double x)
 {
-    for (int k = 0; k < p->n_seg; k++) {
-        int wp = first_wp + k;
-        for (int j = 0; j < p->n; j++) {
-            const double *c = coef(p, k, j);
-            double vlim = lim->velocity[j] * (1 + LIMIT_SLACK) + 1e-12;
-            double alim = lim->acceleration[j] * (1 + LIMIT_SLACK) + 1e-12;
-            double span = lim->upper[j] - lim->lower[j];
-            double plo = lim->lower[j] - LIMIT_SLACK * span - 1e-12;
-            double phi = lim->upper[j] + LIMIT_SLACK * span + 1e-12;
-            /* a plan that starts past a limit (enabled on a hard stop) may come back in, but
-             * never go further out than where it starts */
-            double q0, qd0, qdd0;
-            poly_eval(coef(p, 0, j), 0, &q0, &qd0, &qdd0);
-            plo = fmin(plo, q0);
-            phi = fmax(phi, q0);
-            for (int s = 0; s <= VALIDATE_SAMPLES; s++) {
-                double tau = p->h[k] * s / VALIDATE_SAMPLES, q, qd, qdd;
-                poly_eval(c, tau, &q, &qd, &qdd);
-                char where[64];
-                between(where, sizeof where, wp);
-                double t = p->t0[k] + tau;
-                if (q < plo || q > phi) {
-                    set_err(
-                        err, "limits",
-                        "waypoint %d joint %s: the path reaches q = %.4g %s at t = %.4g s (%s), "
-                        "outside the position limits [%.4g, %.4g] %s",
-                        wp, lim->name[j], q, unit(lim, j, 0), t, where, lim->lower[j],
-                        lim->upper[j], unit(lim, j, 0));
-                    return -1;
-                }
-                if (fabs(qd) > vlim) {
-                    set_err(err, "limits",
-                            "waypoint %d joint %s: the path reaches velocity %.4g %s at t = %.4g s "
-                            "(%s), over the limit %.4g %s",
-                            wp, lim->name[j], qd, unit(lim, j, 1), t, where, lim->velocity[j],
-                            unit(lim, j, 1));
-                    return -1;
-                }
-                if (fabs(qdd) > alim) {
-                    set_err(err, "limits",
-                            "waypoint %d joint %s: the path reaches acceleration %.4g %s at t = "
-                            "%.4g s (%s), over the limit %.4g %s",
-                            wp, lim->name[j], qdd, unit(lim, j, 2), t, where, lim->acceleration[j],
-                            unit(lim, j, 2));
-                    return -1;
-                }
+    double v = c[deg];
+    for (int i = deg - 1; i >= 0; i--) v = v * x + c[i];
+    return v;
+}
+
+/* The real roots of the polynomial c of degree deg <= 5 inside (0, h), ascending; returns how
+ * many. Between consecutive roots of the derivative (found the same way, recursively) the
+ * polynomial is monotone, so each sign change there is exactly one root, found by bisection.
+ * A root where the sign does not change (a touching point) is skipped: the callers want the
+ * extremes of the antiderivative, and it has none there. */
+static int roots_in(const double *c, int deg, double h, double *roots)
+{
+    while (deg > 0 && c[deg] == 0) deg--;
+    if (deg <= 0) return 0;
+    if (deg == 1) {
+        double x = -c[0] / c[1];
+        if (!(x > 0 && x < h)) return 0;
+        roots[0] = x;
+        return 1;
+    }
+    double d[NCOEF], crit[NCOEF], pts[NCOEF + 2];
+    for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
+    int nc = roots_in(d, deg - 1, h, crit);
+    pts[0] = 0;
+    for (int i = 0; i < nc; i++) pts[i + 1] = crit[i];
+    pts[nc + 1] = h;
+    int n = 0;
+    for (int k = 0; k <= nc; k++) {
+        double a = pts[k], b = pts[k + 1], fa = horner(c, deg, a), fb = horner(c, deg, b);
+        if (fa == 0 || fb == 0 || (fa < 0) == (fb < 0)) {
+            if (fb == 0 && k < nc) roots[n++] = b; /* an interior root at a critical point */
+            continue;
+        }
+        for (int i = 0; i < BISECT_STEPS; i++) {
+            double m = 0.5 * (a + b), fm = horner(c, deg, m);
+            if (m <= a || m >= b) break;
+            if ((fm < 0) == (fa < 0)) {
+                a = m;
+                fa = fm;
+            } else {
+                b = m;
             }
+        }
+        roots[n++] = 0.5 * (a + b);
+    }
+    return n;
+}
+
+/* The smallest and largest value of the polynomial c (degree deg) over [0, h]: at the ends or
+ * at a root of its derivative. */
+static void poly_range(const double *c, int deg, double h, double *lo, double *hi)
+{
+    double d[NCOEF], r[NCOEF];
+    for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
+    int n = deg >= 1 ? roots_in(d, deg - 1, h, r) : 0;
+    *lo = *hi = horner(c, deg, 0);
+    double x[NCOEF + 1];
+    x[0] = h;
+    for (int i = 0; i < n; i++) x[i + 1] = r[i];
+    for (int i = 0; i <= n; i++) {
+        double v = horner(c, deg, x[i]);
+        *lo = fmin(*lo, v);
+        *hi = fmax(*hi, v);
+    }
+}
+
+/* The time in segment k [s from the plan's start] where the polynomial c (degree deg) reaches
+ * the value v nearest to, for a message. */
+static double time_of(const traj_plan *p, int k, const double *c, int deg, double v)
+{
+    double best = 0, err = INFINITY;
+    for (int s = 0; s <= 64; s++) {
+        double tau = p->h[k] * s / 64, e = fabs(horner(c, deg, tau) - v);
+        if (e < err) err = e, best = tau;
+    }
+    return p->t0[k] + best;
+}
+
+int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int first_wp,
+                          traj_error *err)
+{
+    int wp = first_wp + k;
+    char where[64];
+    between(where, sizeof where, wp);
+    for (int j = 0; j < p->n; j++) {
+        const double *c = coef(p, k, j);
+        for (int i = 0; i < NCOEF; i++) {
+            if (!isfinite(c[i]) || !isfinite(p->h[k])) {
+                set_err(err, "limits",
+                        "waypoint %d joint %s: the path %s is not finite (segment of %.4g s)", wp,
+                        lim->name[j], where, p->h[k]);
+                return -1;
+            }
+        }
+        double vel[NCOEF] = {c[1], 2 * c[2], 3 * c[3], 4 * c[4], 5 * c[5]};
+        double acc[NCOEF] = {2 * c[2], 6 * c[3], 12 * c[4], 20 * c[5]};
+        double vlim = lim->velocity[j] * (1 + LIMIT_SLACK) + 1e-12;
+        double alim = lim->acceleration[j] * (1 + LIMIT_SLACK) + 1e-12;
+        double span = lim->upper[j] - lim->lower[j];
+        double plo = lim->lower[j] - LIMIT_SLACK * span - 1e-12;
+        double phi = lim->upper[j] + LIMIT_SLACK * span + 1e-12;
+        /* a plan that starts past a limit (enabled on a hard stop) may come back in, but never
+         * go further out than where it starts */
+        double q0 = coef(p, 0, j)[0];
+        plo = fmin(plo, q0);
+        phi = fmax(phi, q0);
+        double lo, hi;
+        poly_range(c, 5, p->h[k], &lo, &hi);
+        if (!(lo >= plo && hi <= phi)) {
+            double q = lo < plo ? lo : hi;
+            set_err(err, "limits",
+                    "waypoint %d joint %s: the path reaches q = %.4g %s at t = %.4g s (%s), "
+                    "outside the position limits [%.4g, %.4g] %s",
+                    wp, lim->name[j], q, unit(lim, j, 0), time_of(p, k, c, 5, q), where,
+                    lim->lower[j], lim->upper[j], unit(lim, j, 0));
+            return -1;
+        }
+        poly_range(vel, 4, p->h[k], &lo, &hi);
+        if (!(-lo <= vlim && hi <= vlim)) {
+            double v = -lo > hi ? lo : hi;
+            set_err(err, "limits",
+                    "waypoint %d joint %s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
+                    "over the limit %.4g %s",
+                    wp, lim->name[j], v, unit(lim, j, 1), time_of(p, k, vel, 4, v), where,
+                    lim->velocity[j], unit(lim, j, 1));
+            return -1;
+        }
+        poly_range(acc, 3, p->h[k], &lo, &hi);
+        if (!(-lo <= alim && hi <= alim)) {
+            double a = -lo > hi ? lo : hi;
+            set_err(err, "limits",
+                    "waypoint %d joint %s: the path reaches acceleration %.4g %s at t = %.4g s "
+                    "(%s), over the limit %.4g %s",
+                    wp, lim->name[j], a, unit(lim, j, 2), time_of(p, k, acc, 3, a), where,
+                    lim->acceleration[j], unit(lim, j, 2));
+            return -1;
         }
     }
     return 0;
 }
 
-/* Checks each waypoint's own values (finite, times increasing, within limits). */
+int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj_error *err)
+{
+    for (int k = 0; k < p->n_seg; k++)
+        if (traj_validate_segment(p, lim, k, first_wp, err)) return -1;
+    return 0;
+}
+
+/* Checks each waypoint's own values: times finite, within [period, TRAJ_MAX_DURATION] and at
+ * least a period apart; positions, velocities and accelerations finite and within the limits.
+ * Every comparison is written so that NaN fails it. */
 static int check_points(const traj_limits *lim, const traj_waypoint *pts, int n_pts, int first,
                         traj_error *err)
 {
+    double min_step = lim->period * (1 - LIMIT_SLACK);
     for (int i = first; i < n_pts; i++) {
         const traj_waypoint *w = &pts[i];
+        double prev = i == first ? 0 : pts[i - 1].t;
         if (!isfinite(w->t)) {
             set_err(err, "invalid_params", "waypoint %d: t is not a finite number", i);
             return -1;
         }
-        if (i == first && w->t <= 0) {
+        if (!(w->t <= TRAJ_MAX_DURATION)) {
             set_err(err, "invalid_params",
-                    "waypoint %d: t = %.4g s must be greater than 0 (the trajectory starts from "
-                    "the present desired state at t = 0)",
-                    i, w->t);
+                    "waypoint %d: t = %.4g s is beyond %.0f s, the longest a trajectory may last",
+                    i, w->t, TRAJ_MAX_DURATION);
             return -1;
         }
-        if (i > first && !(w->t > pts[i - 1].t)) {
+        if (i == first && !(w->t > 0 && w->t >= min_step)) {
             set_err(err, "invalid_params",
-                    "waypoint %d: t = %.4g s is not after waypoint %d (t = %.4g s); times must "
-                    "strictly increase",
-                    i, w->t, i - 1, pts[i - 1].t);
+                    "waypoint %d: t = %.4g s must be at least one control period (%.4g s) after "
+                    "the start (the trajectory starts from the present desired state at t = 0)",
+                    i, w->t, lim->period);
+            return -1;
+        }
+        if (i > first && !(w->t > prev && w->t - prev >= min_step)) {
+            set_err(err, "invalid_params",
+                    "waypoint %d: t = %.4g s is not at least one control period (%.4g s) after "
+                    "waypoint %d (t = %.4g s); times must increase by a period or more",
+                    i, w->t, lim->period, i - 1, prev);
             return -1;
         }
         if (w->has_qdd && !w->has_qd) {
@@ -249,7 +357,7 @@ static int check_points(const traj_limits *lim, const traj_waypoint *pts, int n_
                         i, nm);
                 return -1;
             }
-            if (w->q[j] < lim->lower[j] || w->q[j] > lim->upper[j]) {
+            if (!(w->q[j] >= lim->lower[j] && w->q[j] <= lim->upper[j])) {
                 set_err(err, "limits",
                         "waypoint %d joint %s: q = %.4g %s is outside the position limits [%.4g, "
                         "%.4g] %s",
@@ -257,13 +365,13 @@ static int check_points(const traj_limits *lim, const traj_waypoint *pts, int n_
                         unit(lim, j, 0));
                 return -1;
             }
-            if (w->has_qd && fabs(w->qd[j]) > lim->velocity[j]) {
+            if (w->has_qd && !(fabs(w->qd[j]) <= lim->velocity[j])) {
                 set_err(err, "limits",
                         "waypoint %d joint %s: qd = %.4g %s is over the velocity limit %.4g %s", i,
                         nm, w->qd[j], unit(lim, j, 1), lim->velocity[j], unit(lim, j, 1));
                 return -1;
             }
-            if (w->has_qdd && fabs(w->qdd[j]) > lim->acceleration[j]) {
+            if (w->has_qdd && !(fabs(w->qdd[j]) <= lim->acceleration[j])) {
                 set_err(err, "limits",
                         "waypoint %d joint %s: qdd = %.4g %s is over the acceleration limit %.4g "
                         "%s",
@@ -318,8 +426,14 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
                 n_pts, p->cap < TRAJ_MAX_POINTS ? p->cap : TRAJ_MAX_POINTS);
         return -1;
     }
+    for (int j = 0; j < n; j++) {
+        if (!isfinite(start->q[j]) || !isfinite(start->qd[j]) || !isfinite(start->qdd[j])) {
+            set_err(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
+            return -1;
+        }
+    }
     int first = 0;
-    if (isfinite(pts[0].t) && pts[0].t == 0) { /* a t = 0 point must be the start itself */
+    if (pts[0].t == 0) { /* a t = 0 point must be the start itself */
         for (int j = 0; j < n; j++) {
             if (!(fabs(pts[0].q[j] - start->q[j]) <= same_tol)) {
                 set_err(err, "invalid_params",
@@ -421,12 +535,16 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
                     lim->name[j]);
             return -1;
         }
-        if (goal[j] < lim->lower[j] || goal[j] > lim->upper[j]) {
+        if (!(goal[j] >= lim->lower[j] && goal[j] <= lim->upper[j])) {
             set_err(err, "limits",
                     "waypoint 0 joint %s: q = %.4g %s is outside the position limits [%.4g, "
                     "%.4g] %s",
                     lim->name[j], goal[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
                     unit(lim, j, 0));
+            return -1;
+        }
+        if (!isfinite(start->q[j]) || !isfinite(start->qd[j]) || !isfinite(start->qdd[j])) {
+            set_err(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
             return -1;
         }
     }
@@ -435,10 +553,16 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
         return -1;
     }
     if (duration > 0) {
+        if (!(duration >= lim->period * (1 - LIMIT_SLACK) && duration <= TRAJ_MAX_DURATION)) {
+            set_err(err, "invalid_params",
+                    "duration = %.4g s is outside [%.4g, %.0f] s (one control period to an hour)",
+                    duration, lim->period, TRAJ_MAX_DURATION);
+            return -1;
+        }
         fill_move(p, start, goal, duration);
         return traj_validate(p, lim, 0, err);
     }
-    double T = 0.01; /* at least 10 ms */
+    double T = fmax(0.01, lim->period); /* at least 10 ms */
     for (int j = 0; j < n; j++) {
         double tj =
             traj_min_quintic_time(goal[j] - start->q[j], lim->velocity[j], lim->acceleration[j]);
@@ -446,10 +570,16 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
     }
     T *= 1.001; /* rounding margin */
     /* a moving start can need longer than the rest-to-rest bound: grow until valid */
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 400 && T <= TRAJ_MAX_DURATION; i++) {
         fill_move(p, start, goal, T);
         if (traj_validate(p, lim, 0, NULL) == 0) return 0;
         T *= 1.05;
+    }
+    if (!(T <= TRAJ_MAX_DURATION)) {
+        set_err(err, "limits",
+                "the move would take more than %.0f s at the velocity and acceleration limits",
+                TRAJ_MAX_DURATION);
+        return -1;
     }
     fill_move(p, start, goal, T);
     return traj_validate(p, lim, 0, err);

@@ -20,7 +20,8 @@
 #include "config/config.h"
 #include "daemon/control.h"
 
-#define TRAJ_MAX_POINTS 8192
+#define TRAJ_MAX_POINTS   8192
+#define TRAJ_MAX_DURATION 3600.0 /* longest trajectory, waypoint time or move [s] */
 
 /* The control interface's own types: an error for a client ("invalid_params", "limits", with a
  * message naming the waypoint and joint) and a timed waypoint. */
@@ -30,6 +31,7 @@ typedef ctl_waypoint traj_waypoint;
 /* Joint limits and names used for validation and minimum-time moves. */
 typedef struct {
     int n;
+    double period; /* the control loop's [s]: shortest segment (waypoint spacing, move) */
     char name[CFG_MAX_JOINTS][CFG_NAME_MAX];
     bool prismatic[CFG_MAX_JOINTS];
     double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
@@ -59,13 +61,17 @@ int traj_plan_alloc(traj_plan *p, int n, int cap);
 void traj_plan_free(traj_plan *p);
 
 /* Builds a plan from start through pts and validates it against lim. A first waypoint at t = 0
- * is accepted only if it equals start (within same_tol per joint) and is then dropped. Returns
- * 0, or -1 with *err naming the waypoint and joint. */
+ * is accepted only if it equals start (within same_tol per joint) and is then dropped. Times
+ * must be finite, at least lim->period apart (the first at least lim->period after the start)
+ * and at most TRAJ_MAX_DURATION. Returns 0, or -1 with *err naming the waypoint and joint.
+ * The guarantee: a plan built here, sampled anywhere in [0, duration], is finite and within the
+ * position, velocity and acceleration limits (up to a relative 1e-9), as long as start is. */
 int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
                const traj_waypoint *pts, int n_pts, double same_tol, traj_error *err);
 
 /* A single quintic move from start to goal at rest. duration <= 0 picks the shortest duration
- * the velocity and acceleration limits allow. Returns 0 or -1 with *err. */
+ * the velocity and acceleration limits allow; a given one must be within [lim->period,
+ * TRAJ_MAX_DURATION]. Returns 0 or -1 with *err. */
 int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *start,
                     const double *goal, double duration, traj_error *err);
 
@@ -73,9 +79,15 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
  * max(15/8 |d|/v, sqrt(10/sqrt(3) |d|/a)). */
 double traj_min_quintic_time(double d, double v, double a);
 
-/* Checks every segment (sampled densely) against lim; 0 or -1 with *err. first_wp is the
- * waypoint number of segment 0's end (for messages). */
+/* Checks every segment against lim: finite coefficients, and the exact extremes of position,
+ * velocity and acceleration over the segment (at its ends and at the roots of the next
+ * derivative) within the limits. 0 or -1 with *err. first_wp is the waypoint number of
+ * segment 0's end (for messages). */
 int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj_error *err);
+/* The same for segment k alone (no allocation: the control thread checks a re-anchored
+ * segment 0 with it). */
+int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int first_wp,
+                          traj_error *err);
 
 /* Samples the plan at t (clamped to [0, duration]); *seg is a search hint (start at 0). */
 void traj_sample(const traj_plan *p, double t, int *seg, double *q, double *qd, double *qdd);

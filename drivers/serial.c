@@ -145,6 +145,9 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
         return NULL;
     }
     p->fd = -1;
+    /* libserialport's default debug handler calls getenv and writes to stderr on every call,
+     * including sp_flush from the control thread: silence it before the first call */
+    sp_set_debug_handler(NULL);
     /* libserialport looks the name up in sysfs, which knows /dev/pts/N but not a symlink to
      * it (armsim's --link): resolve links first, report errors with the name given. */
     char real[PATH_MAX];
@@ -285,7 +288,13 @@ ssize_t serial_read(serial_port *p, uint8_t *buf, size_t cap, uint64_t deadline_
          * POLLHUP / EIO below */
         if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
         int w = wait_fd(p->fd, POLLIN, deadline_ns);
-        if (w <= 0) return w;
+        if (w < 0) return w;
+        if (w == 0) {
+            /* the deadline passed: once more, because a reply that came while this thread was
+             * descheduled (or stopped) past the deadline is a reply, not a timeout */
+            r = read(p->fd, buf, cap);
+            return r > 0 ? r : 0;
+        }
     }
 }
 

@@ -23,7 +23,9 @@ void serial_close(serial_port *p);
 /* Writes all n bytes before deadline_ns: 0, or -1 with errno ETIMEDOUT / an I/O error. */
 int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadline_ns);
 /* Waits until at least one byte is available or the deadline passes, then reads what is there
- * (up to cap). Returns bytes read (> 0), 0 on timeout, -1 on an I/O error (port gone). */
+ * (up to cap). After the deadline the buffer is checked once more: bytes that arrived while
+ * the caller was descheduled count. Returns bytes read (> 0), 0 on timeout, -1 on an I/O error
+ * (port gone). */
 ssize_t serial_read(serial_port *p, uint8_t *buf, size_t cap, uint64_t deadline_ns);
 /* Discards unread input and unsent output (at open only). */
 void serial_flush(serial_port *p);

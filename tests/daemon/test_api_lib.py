@@ -104,12 +104,13 @@ class Client:
 
 
 READY_POSE = ("--q0", "0,1.5708,-1.5708,0,0,0")
-# 1 kHz. The tests run without SCHED_FIFO on a shared machine where the pseudo-terminal's
-# latency occasionally spikes past the 1 ms reply deadline: allow more consecutive failed reads
-# than the example's 3 so that a busy build machine does not fault the arm mid-test.
+# 1 kHz. The tests run on a shared machine whose host stalls for several ms at times (the
+# simulated plant then answers late, like a real bus never would): tolerate 50 ms without a
+# good read ([safety] max_read_gap_ms, 20 in the example) rather than a count of failures, so
+# that a busy build machine does not fault the arm mid-test.
 # The control thread asks for SCHED_FIFO as on a real machine (armd runs on with a warning where
 # the system refuses), so that builds running beside the tests do not stall it.
-DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_failed_reads = 25\n"
+DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_read_gap_ms = 50\n"
                   "[realtime]\npriority = 50\n")
 
 

@@ -85,6 +85,7 @@ static law_params params(void)
         p.following_error[j] = 0.1;
     }
     p.safety.max_failed_reads = 3;
+    p.safety.max_read_gap_ms = 20;
     p.safety.damp_stop_velocity = 0.05;
     p.safety.damp_timeout = 1.0;
     return p;
@@ -171,14 +172,40 @@ static void enable_velocity_check(void **state)
 static void failed_reads_count_consecutive(void **state)
 {
     (void)state;
-    law_params p = params();
+    law_params p = params(); /* 3 failures, 20 ms */
+    const int64_t ms = 1000000;
     sf_reads r = {0};
-    assert_false(sf_read_failed(&r, &p));
-    assert_false(sf_read_failed(&r, &p));
-    sf_read_ok(&r); /* a good read starts over */
-    assert_false(sf_read_failed(&r, &p));
-    assert_false(sf_read_failed(&r, &p));
-    assert_true(sf_read_failed(&r, &p));
+    sf_read_ok(&r, 0);
+    assert_false(sf_read_failed(&r, &p, 25 * ms));
+    assert_false(sf_read_failed(&r, &p, 26 * ms));
+    sf_read_ok(&r, 27 * ms); /* a good read starts over */
+    assert_false(sf_read_failed(&r, &p, 50 * ms));
+    assert_false(sf_read_failed(&r, &p, 51 * ms));
+    assert_true(sf_read_failed(&r, &p, 52 * ms)); /* third in a row, 25 ms without a good one */
+}
+
+static void failed_reads_tolerated_for_the_gap_time(void **state)
+{
+    (void)state;
+    law_params p = params(); /* 3 failures, 20 ms */
+    const int64_t ms = 1000000;
+    sf_reads r = {0};
+    sf_read_ok(&r, 100 * ms);
+    /* a fast loop: five failures within 5 ms are tolerated (a host stall), until 20 ms */
+    for (int k = 1; k <= 19; k++) assert_false(sf_read_failed(&r, &p, (100 + k) * ms));
+    assert_false(sf_reads_exhausted(&r, &p, 119 * ms));
+    assert_true(sf_reads_exhausted(&r, &p, 120 * ms));
+    assert_true(sf_read_failed(&r, &p, 120 * ms));
+    /* a slow loop: 20 ms passed at the first failure, but the count is not reached yet */
+    sf_read_ok(&r, 200 * ms);
+    assert_false(sf_read_failed(&r, &p, 230 * ms));
+    assert_false(sf_read_failed(&r, &p, 260 * ms));
+    assert_true(sf_read_failed(&r, &p, 290 * ms));
+    p.safety.max_read_gap_ms = 0; /* no time tolerance: the count alone decides */
+    sf_read_ok(&r, 300 * ms);
+    assert_false(sf_read_failed(&r, &p, 300 * ms));
+    assert_false(sf_read_failed(&r, &p, 300 * ms));
+    assert_true(sf_read_failed(&r, &p, 300 * ms));
 }
 
 static void damping_stop_ends(void **state)
@@ -194,9 +221,13 @@ static void damping_stop_ends(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(transitions),           cmocka_unit_test(refusal_texts),
-        cmocka_unit_test(fault_reasons),         cmocka_unit_test(failed_reads_count_consecutive),
-        cmocka_unit_test(damping_stop_ends),     cmocka_unit_test(enable_position_band),
+        cmocka_unit_test(transitions),
+        cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(fault_reasons),
+        cmocka_unit_test(failed_reads_count_consecutive),
+        cmocka_unit_test(failed_reads_tolerated_for_the_gap_time),
+        cmocka_unit_test(damping_stop_ends),
+        cmocka_unit_test(enable_position_band),
         cmocka_unit_test(enable_velocity_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -20,6 +21,7 @@ static traj_limits limits2(double v, double a)
     traj_limits l;
     memset(&l, 0, sizeof l);
     l.n = 2;
+    l.period = 1e-3; /* 1 kHz */
     strcpy(l.name[0], "shoulder");
     strcpy(l.name[1], "elbow");
     for (int j = 0; j < 2; j++) {
@@ -183,7 +185,8 @@ static void validation_messages(void **state)
     assert_string_equal(e.code, "invalid_params");
     assert_string_equal(
         e.message,
-        "waypoint 1: t = 1 s is not after waypoint 0 (t = 1 s); times must strictly increase");
+        "waypoint 1: t = 1 s is not at least one control period (0.001 s) after waypoint 0 (t = "
+        "1 s); times must increase by a period or more");
 
     p[0] = wp(1, 0.1, 2.5);
     assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
@@ -194,13 +197,13 @@ static void validation_messages(void **state)
 
     /* cubic Hermite rest to rest (the end has no acceleration): q = D (3 tau^2 - 2 tau^3) with
      * tau = t / T, so qd = (D / T) 6 tau (1 - tau) = 18 tau (1 - tau) rad/s for D = 1.5 rad,
-     * T = 0.5 s; the first sample over 1 rad/s, t = 0.03125 s (tau = 1/16), has 1.0547 rad/s */
+     * T = 0.5 s: its peak, 4.5 rad/s at t = 0.25 s, is the one named */
     p[0] = wp(0.5, 0, 1.5);
     assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
     assert_string_equal(e.code, "limits");
     assert_string_equal(e.message,
-                        "waypoint 0 joint elbow: the path reaches velocity 1.055 rad/s at t = "
-                        "0.03125 s (between the start and waypoint 0), over the limit 1 rad/s");
+                        "waypoint 0 joint elbow: the path reaches velocity 4.5 rad/s at t = "
+                        "0.25 s (between the start and waypoint 0), over the limit 1 rad/s");
 
     l = limits2(100, 5);
     p[0] = wp(1, 0.5, 0);
@@ -223,8 +226,9 @@ static void validation_messages(void **state)
 
     p[0] = wp(-1, 0, 0);
     assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
-    assert_string_equal(e.message, "waypoint 0: t = -1 s must be greater than 0 (the trajectory "
-                                   "starts from the present desired state at t = 0)");
+    assert_string_equal(
+        e.message, "waypoint 0: t = -1 s must be at least one control period (0.001 s) after "
+                   "the start (the trajectory starts from the present desired state at t = 0)");
     p[0] = wp(1, NAN, 0);
     assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
     assert_string_equal(e.message, "waypoint 0 joint shoulder: value is not a finite number");
@@ -233,6 +237,125 @@ static void validation_messages(void **state)
     assert_string_equal(e.message, "waypoint 3: q has 5 values, the arm has 6 joints");
     assert_int_equal(traj_build(&plan, &l, &s, p, 0, 1e-6, &e), -1);
     assert_string_equal(e.message, "a trajectory needs at least one waypoint");
+}
+
+/* Times and durations outside [one period, an hour], NaN and infinities are refused by name;
+ * before, 1e200 s was accepted and sampled to NaN (a limp arm reported as moving). */
+static void times_and_durations_bounded(void **state)
+{
+    (void)state;
+    traj_limits l = limits2(1, 5);
+    traj_state s;
+    memset(&s, 0, sizeof s);
+    traj_error e;
+    const double bad_t[] = {NAN, INFINITY, -INFINITY, 0.0005, 1e-300, -1, 3600.5, 1e300};
+    for (size_t i = 0; i < sizeof bad_t / sizeof bad_t[0]; i++) {
+        traj_waypoint p[1] = {wp(bad_t[i], 0.1, 0)};
+        assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
+        assert_string_equal(e.code, "invalid_params");
+        assert_true(strncmp(e.message, "waypoint 0: t ", 14) == 0);
+    }
+    traj_waypoint p[2] = {wp(1, 0.1, 0), wp(1.0005, 0.1, 0)}; /* half a period apart */
+    assert_int_equal(traj_build(&plan, &l, &s, p, 2, 1e-6, &e), -1);
+    assert_true(strstr(e.message, "not at least one control period") != NULL);
+    p[1] = wp(1.001, 0.1, 0); /* one period apart: fine */
+    assert_int_equal(traj_build(&plan, &l, &s, p, 2, 1e-6, &e), 0);
+    double goal[2] = {0.1, 0};
+    const double bad_d[] = {NAN, INFINITY, 1e200, 3601, 1e-300, 0.0005};
+    for (size_t i = 0; i < sizeof bad_d / sizeof bad_d[0]; i++) {
+        assert_int_equal(traj_build_move(&plan, &l, &s, goal, bad_d[i], &e), -1);
+        assert_string_equal(e.code, "invalid_params");
+        assert_true(strncmp(e.message, "duration ", 9) == 0);
+    }
+    assert_int_equal(traj_build_move(&plan, &l, &s, goal, 3600, &e), 0);
+    goal[0] = NAN;
+    assert_int_equal(traj_build_move(&plan, &l, &s, goal, 0, &e), -1);
+    goal[0] = 0.1;
+    s.qd[1] = NAN; /* a corrupt start state is not silently followed */
+    assert_int_equal(traj_build_move(&plan, &l, &s, goal, 0, &e), -1);
+    assert_int_equal(traj_build(&plan, &l, &s, p, 2, 1e-6, &e), -1);
+}
+
+/* A peak between samples: from -0.878 rad/s to rest at 1.228 rad over 2.465 s the cubic's
+ * velocity peaks at 1.0011 rad/s at 58 % of the segment, but at most 0.9997 rad/s at any of 33
+ * evenly spaced samples, which is how the validation looked before: accepted then, refused
+ * now, naming the true peak. */
+static void peak_between_samples_refused(void **state)
+{
+    (void)state;
+    traj_limits l = limits2(1, 100);
+    traj_state s;
+    memset(&s, 0, sizeof s);
+    s.qd[0] = -0.8781016110151163;
+    traj_waypoint p[1] = {wp(2.4652613871931974, 1.2281682815487276, 0)};
+    traj_error e;
+    assert_int_equal(traj_build(&plan, &l, &s, p, 1, 1e-6, &e), -1);
+    assert_string_equal(e.code, "limits");
+    assert_true(strstr(e.message, "joint shoulder: the path reaches velocity 1.001 rad/s at t = "
+                                  "1.4") != NULL);
+}
+
+/* xorshift64* in [0, 1) (a fixed seed: the same cases every run). */
+static double uniform(uint64_t *x)
+{
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return (double)((*x * 2685821657736338717ull) >> 11) * 0x1p-53;
+}
+
+/* The guarantee of traj_build: whatever it accepts, sampled densely (10 x the loop rate), is
+ * finite and within the limits. Random starts within the limits, random waypoints (with and
+ * without qd / qdd) within reach of them; some are accepted (the test says how many). Sampling 32
+ * points per segment, as the validation did before, let through paths that peaked between the
+ * samples. */
+static void accepted_paths_stay_within_limits(void **state)
+{
+    (void)state;
+    traj_limits l = limits2(1, 5);
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    int accepted = 0;
+    for (int trial = 0; trial < 3000; trial++) {
+        traj_state s;
+        memset(&s, 0, sizeof s);
+        for (int j = 0; j < 2; j++) {
+            s.q[j] = -2 + 4 * uniform(&rng);
+            s.qd[j] = (2 * uniform(&rng) - 1) * 0.3 * l.velocity[j];
+            s.qdd[j] = (2 * uniform(&rng) - 1) * 0.3 * l.acceleration[j];
+        }
+        traj_waypoint p[4];
+        int n = 1 + (int)(uniform(&rng) * 4);
+        double t = 0, q0 = s.q[0], q1 = s.q[1];
+        for (int i = 0; i < n; i++) {
+            double dt = 0.001 + 3 * uniform(&rng) * uniform(&rng);
+            t += dt;
+            q0 += (2 * uniform(&rng) - 1) * 0.7 * l.velocity[0] * dt; /* reachable, mostly */
+            q1 += (2 * uniform(&rng) - 1) * 0.7 * l.velocity[1] * dt;
+            p[i] = wp(t, q0, q1);
+            p[i].has_qd = uniform(&rng) < 0.5;
+            p[i].has_qdd = p[i].has_qd && uniform(&rng) < 0.5;
+            for (int j = 0; j < 2; j++) {
+                p[i].qd[j] = (2 * uniform(&rng) - 1) * 0.5 * l.velocity[j];
+                p[i].qdd[j] = (2 * uniform(&rng) - 1) * 0.5 * l.acceleration[j];
+            }
+        }
+        traj_error e;
+        if (traj_build(&plan, &l, &s, p, n, 1e-6, &e) != 0) continue;
+        accepted++;
+        int seg = 0;
+        double q[2], qd[2], qdd[2];
+        for (double tt = 0; tt <= plan.duration; tt += 1e-4) {
+            traj_sample(&plan, tt, &seg, q, qd, qdd);
+            for (int j = 0; j < 2; j++) {
+                assert_true(isfinite(q[j]) && isfinite(qd[j]) && isfinite(qdd[j]));
+                assert_true(q[j] >= -2 - 1e-8 && q[j] <= 2 + 1e-8);
+                assert_true(fabs(qd[j]) <= 1 + 1e-8);
+                assert_true(fabs(qdd[j]) <= 5 + 1e-8);
+            }
+        }
+    }
+    printf("%d of 3000 random trajectories accepted\n", accepted);
+    assert_true(accepted > 300); /* the property was exercised */
 }
 
 /* Largest |qd| and |qdd| of joint j over the plan, densely sampled. */
@@ -365,6 +488,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(quintic_and_cubic_match, setup, teardown),
         cmocka_unit_test_setup_teardown(mixed_runs, setup, teardown),
         cmocka_unit_test_setup_teardown(validation_messages, setup, teardown),
+        cmocka_unit_test_setup_teardown(times_and_durations_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(peak_between_samples_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(accepted_paths_stay_within_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(move_to_minimum_time, setup, teardown),
         cmocka_unit_test_setup_teardown(move_from_outside_the_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(cancel_decelerates_within_limits, setup, teardown),

@@ -59,6 +59,11 @@ bool faults_alert_due(armsim_faults *f, uint64_t now_ns)
     return true;
 }
 
+void faults_start_now(armsim_faults *f, uint64_t now_ns)
+{
+    f->faults_after = elapsed(f, now_ns);
+}
+
 void faults_arm(armsim_faults *f, uint64_t now_ns)
 {
     f->armed = elapsed(f, now_ns) >= f->faults_after;

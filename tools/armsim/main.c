@@ -33,17 +33,30 @@ static armd_config *load_config(const char *path)
     return cfg;
 }
 
-/* Blocks the termination signals in every thread and returns a signalfd for them. */
-static int termination_fd(void)
+/* Blocks the termination signals and SIGUSR1 (start the injected faults) in every thread and
+ * returns a signalfd for them. */
+static int signal_fd(void)
 {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGUSR1);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+/* Reads the pending signal from sfd: true for a termination signal; SIGUSR1 starts the
+ * per-reply faults now. */
+static bool take_signal(const device_env *env, int sfd, uint64_t now)
+{
+    struct signalfd_siginfo si;
+    if (read(sfd, &si, sizeof si) != (ssize_t)sizeof si) return false;
+    if (si.ssi_signo != SIGUSR1) return true;
+    faults_start_now(env->faults, now);
+    return false;
 }
 
 /* Serves the line until a termination signal arrives. */
@@ -59,7 +72,7 @@ static void serve(const device_env *env, sim_device *dev, int sfd)
             perror("armsim: poll");
             return;
         }
-        if (r > 0 && (pfd[1].revents & POLLIN)) return;
+        if (r > 0 && (pfd[1].revents & POLLIN) && take_signal(env, sfd, now)) return;
         if (r > 0 && (pfd[0].revents & POLLIN)) {
             ssize_t n = read(env->pty->master, buf, sizeof buf);
             faults_arm(env->faults, now);
@@ -77,7 +90,7 @@ int main(int argc, char **argv)
     armsim_options opt;
     int rc = armsim_parse_options(argc, argv, &opt, stderr);
     if (rc != 0) return rc > 0 ? 0 : 2;
-    int sfd = termination_fd(); /* before any thread starts, so all inherit the mask */
+    int sfd = signal_fd(); /* before any thread starts, so all inherit the mask */
     armd_config *cfg = load_config(opt.config_path);
     if (!cfg) {
         fprintf(stderr, "armsim: %s: configuration has errors\n", opt.config_path);
