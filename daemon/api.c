@@ -1,6 +1,7 @@
 /*
- * api.c — the socket API's transport: listening socket, accepting clients, newline framing,
- * bounded non-blocking output and dropping slow or vanished clients (see api.h).
+ * api.c — the socket API's transport: listening socket, accepting clients (and the operator
+ * slot), reading, bounded non-blocking output and dropping slow, idle or vanished clients (see
+ * api.h). Which requests run when is api_sched.c's job.
  */
 #include "daemon/api.h"
 
@@ -22,14 +23,14 @@
 #define API_DRAIN_S    0.01 /* telemetry/event fan-out period [s] */
 
 static void client_flush(api_client *cl);
-
-/* Frees the clients that were dropped since the last call (never inside their callbacks). */
+/* Frees the clients that were dropped since the last call (never inside their callbacks, and
+ * never while the control thread still owes one of them an answer: it points at them). */
 static void api_reap(api_server *s)
 {
     api_client **pp = &s->clients;
     while (*pp) {
         api_client *cl = *pp;
-        if (cl->dead) {
+        if (cl->dead && !cl->waiting) {
             *pp = cl->next;
             free(cl->in);
             free(cl->out);
@@ -51,6 +52,7 @@ void api_client_drop(api_client *cl, const char *why)
     cl->dead = true;
     if (cl->subscribed) s->n_subscribers--;
     cl->subscribed = false;
+    if (s->operator_client == cl) s->operator_client = NULL;
     s->n_clients--;
     if (why) log_info("api: client %u closed: %s", cl->id, why);
 }
@@ -61,7 +63,8 @@ static void client_close_if_done(api_client *cl)
     if (!cl->dead && cl->closing && cl->out_off == cl->out_len) api_client_drop(cl, NULL);
 }
 
-/* Writes as much queued output as the socket takes without blocking. */
+/* Writes as much queued output as the socket takes without blocking; a client that was held
+ * back for its unsent output gets its requests run again once it has read. */
 static void client_flush(api_client *cl)
 {
     while (!cl->dead && cl->out_off < cl->out_len) {
@@ -84,6 +87,7 @@ static void client_flush(api_client *cl)
     cl->out_off = cl->out_len = 0;
     if (ev_is_active(&cl->wio)) ev_io_stop(cl->srv->loop, &cl->wio);
     client_close_if_done(cl);
+    api_sched_kick(cl->srv);
 }
 
 void api_client_send(api_client *cl, const char *data, size_t len)
@@ -133,49 +137,37 @@ void api_client_send_json(api_client *cl, json_t *msg)
     free(line);
 }
 
-/* Replies with an error that is not tied to a request id, then closes. */
-static void client_refuse(api_client *cl, const char *code, const char *message)
+void api_client_close_when_flushed(api_client *cl)
+{
+    cl->closing = true;
+    ev_io_stop(cl->srv->loop, &cl->rio);
+    client_close_if_done(cl);
+}
+
+void api_client_refuse(api_client *cl, const char *code, const char *message)
 {
     json_t *e = json_pack("{s:n, s:{s:s, s:s}}", "id", "error", "code", code, "message", message);
     if (e) {
         api_client_send_json(cl, e);
         json_decref(e);
     }
-    cl->closing = true;
-    ev_io_stop(cl->srv->loop, &cl->rio);
-    client_close_if_done(cl);
+    api_client_close_when_flushed(cl);
 }
 
-/* Splits the input buffer into lines and dispatches each complete one. */
-static void client_process_input(api_client *cl)
+void api_client_resume_reading(api_client *cl)
 {
-    size_t start = 0;
-    while (!cl->dead && !cl->closing) {
-        char *nl = memchr(cl->in + start, '\n', cl->in_len - start);
-        if (!nl) break;
-        size_t len = (size_t)(nl - (cl->in + start));
-        if (len > API_MAX_LINE) {
-            client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
-            return;
-        }
-        api_dispatch(cl, cl->in + start, len);
-        start += len + 1;
-    }
-    if (cl->dead) return;
-    memmove(cl->in, cl->in + start, cl->in_len - start);
-    cl->in_len -= start;
-    if (!cl->closing && cl->in_len > API_MAX_LINE)
-        client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+    if (!cl->dead && !cl->eof && !cl->closing && !ev_is_active(&cl->rio))
+        ev_io_start(cl->srv->loop, &cl->rio);
 }
 
-/* Reads what the client sent; EOF processes a last unterminated line and closes after the
- * replies are written. */
+/* Reads what the client sent (at most API_READ_CHUNK at a time) and lets the scheduler run
+ * it; at end of file a last unterminated line counts as a line. */
 static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
     api_client *cl = w->data;
     api_server *s = cl->srv;
-    if (cl->in_cap - cl->in_len < API_READ_CHUNK) {
+    if (cl->in_cap - cl->in_len < API_READ_CHUNK + 1) {
         size_t cap = cl->in_cap ? cl->in_cap * 2 : 2 * API_READ_CHUNK;
         char *p = realloc(cl->in, cap);
         if (!p) {
@@ -186,22 +178,18 @@ static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
         cl->in = p;
         cl->in_cap = cap;
     }
-    ssize_t r = recv(cl->fd, cl->in + cl->in_len, cl->in_cap - cl->in_len, MSG_DONTWAIT);
+    ssize_t r = recv(cl->fd, cl->in + cl->in_len, API_READ_CHUNK, MSG_DONTWAIT);
     if (r > 0) {
         cl->in_len += (size_t)r;
         cl->last_input = ev_now(loop);
-        client_process_input(cl);
     } else if (r == 0) {
-        if (cl->in_len > 0 && cl->in_len <= API_MAX_LINE) api_dispatch(cl, cl->in, cl->in_len);
-        cl->in_len = 0;
-        if (!cl->dead) {
-            cl->closing = true;
-            ev_io_stop(s->loop, &cl->rio);
-            client_close_if_done(cl);
-        }
+        cl->eof = true;
+        ev_io_stop(loop, &cl->rio);
+        if (cl->in_len > 0 && cl->in[cl->in_len - 1] != '\n') cl->in[cl->in_len++] = '\n';
     } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         api_client_drop(cl, strerror(errno));
     }
+    if (!cl->dead) api_sched_pump(cl);
     api_reap(s);
 }
 
@@ -227,8 +215,9 @@ static void drop_hung_up(api_server *s)
     }
 }
 
-/* Accepts every pending connection; over max_clients a connection gets an error line and is
- * closed. */
+/* Accepts every pending connection. Beyond max_clients one more is kept as the operator slot
+ * (estop, status and disable only: an operator can always stop the arm, whatever the other
+ * clients do); beyond that a connection gets an error line and is closed. */
 static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
@@ -257,12 +246,20 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
         cl->next = s->clients;
         s->clients = cl;
         s->n_clients++;
-        if (s->n_clients > s->max_clients) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "too many clients (max_clients = %d); closing",
+        if (s->n_clients > s->max_clients && !s->operator_client) {
+            cl->restricted = true;
+            s->operator_client = cl;
+            log_notice("api: client %u holds the operator slot (max_clients = %d reached): "
+                       "estop, status and disable only",
+                       cl->id, s->max_clients);
+        } else if (s->n_clients > s->max_clients) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "too many clients (max_clients = %d, and the operator slot is taken); "
+                     "closing",
                      s->max_clients);
             log_warn("api: client %u refused: %s", cl->id, msg);
-            client_refuse(cl, "too_many_clients", msg);
+            api_client_refuse(cl, "too_many_clients", msg);
             continue;
         }
         log_debug("api: client %u connected", cl->id);
@@ -285,22 +282,25 @@ static void drop_stalled_and_idle(api_server *s)
             snprintf(why, sizeof why, "not reading (%zu bytes unsent for %.1f s)", pending,
                      now - cl->out_progress);
             api_client_drop(cl, why);
-        } else if (!cl->subscribed && !cl->closing && now - cl->last_input > s->idle_timeout) {
+        } else if (!cl->subscribed && !cl->closing && !cl->waiting &&
+                   now - cl->last_input > s->idle_timeout) {
             char msg[128];
             snprintf(msg, sizeof msg, "no request for %.0f s (idle_timeout); closing",
                      now - cl->last_input);
             log_info("api: client %u: %s", cl->id, msg);
-            client_refuse(cl, "idle_timeout", msg);
+            api_client_refuse(cl, "idle_timeout", msg);
         }
     }
 }
 
-/* Every API_DRAIN_S: telemetry and events out, stalled and idle clients dropped. */
+/* Every API_DRAIN_S: answers that came in without a wake-up (and timeouts), telemetry and
+ * events out, stalled and idle clients dropped. */
 static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     api_server *s = w->data;
+    ctl_poll(s->c);
     api_telemetry_drain(s);
     drop_stalled_and_idle(s);
     api_reap(s);
@@ -406,6 +406,7 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
     ev_timer_init(&s->drain, drain_cb, API_DRAIN_S, API_DRAIN_S);
     s->drain.data = s;
     ev_timer_start(loop, &s->drain);
+    api_sched_start(s);
     return s;
 }
 
@@ -416,7 +417,13 @@ void api_close(api_server *s)
         client_flush(cl);
         api_client_drop(cl, NULL);
     }
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        json_decref(cl->wait_id); /* the control thread's answers are not awaited any more */
+        cl->wait_id = NULL;
+        cl->waiting = false;
+    }
     api_reap(s);
+    api_sched_stop(s);
     ev_io_stop(s->loop, &s->accept_io);
     ev_timer_stop(s->loop, &s->drain);
     if (s->fd >= 0) close(s->fd);

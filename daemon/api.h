@@ -6,6 +6,11 @@
  * {"id", "error": {"code", "message"}}; a request without "id" gets no reply. Notifications
  * ("telemetry", "state", "fault", "trajectory_done") carry no id. Bad input gets an error reply
  * and the connection stays open; a line over API_MAX_LINE bytes gets an error and is closed.
+ * The loop never waits on the control thread: a command's reply goes out when the control
+ * thread has answered (a tick or two later), and that client's next request waits for it.
+ * Each client gets a few requests run per loop iteration, so one that floods cannot hold the
+ * others (or the signals, timers and watchdog) up. One connection above max_clients is kept
+ * for an operator: it may only send estop, status and disable.
  * Output is buffered per client up to API_MAX_OUTPUT bytes with non-blocking writes; a client
  * that does not read (output stuck for stall_timeout, or over API_MAX_OUTPUT) is dropped, and
  * so is one that says nothing for idle_timeout without being subscribed. Nothing here ever
@@ -25,15 +30,16 @@
 #define API_MAX_OUTPUT (4 * 1024 * 1024) /* most unsent output per client before dropping it */
 #define API_MAX_POINTS TRAJ_MAX_POINTS   /* most waypoints in one trajectory request */
 
-/* Reload hook (the same path as SIGHUP): loads the file again, applies what may change live.
- * Returns 0 with changed filled ("" = nothing changed), or -1 with err filled. */
-typedef int (*api_reload_fn)(void *ctx, char *changed, size_t changed_len, ctl_error *err);
+/* Reload hook (the same path as SIGHUP): loads the file again and hands what may change live
+ * to the control thread (ctl_reload); the answer (result.changed: "" = nothing changed) goes
+ * to `to`. 0, or -1 with err when refused at once (to->fn is then never called). */
+typedef int (*api_reload_fn)(void *ctx, const ctl_reply_to *to, ctl_error *err);
 
 typedef struct {
     const char *path;     /* socket path */
     unsigned mode;        /* file mode of the socket, e.g. 0660 */
     const char *group;    /* group owning the socket, "" = leave as created */
-    int max_clients;      /* connections beyond it are refused with an error line */
+    int max_clients;      /* connections beyond it (and the operator slot) are refused */
     double stall_timeout; /* [s] a client whose unsent output made no progress this long is
                              dropped (as is one with API_MAX_OUTPUT unsent) */
     double idle_timeout;  /* [s] a client that neither sends nor subscribes this long is

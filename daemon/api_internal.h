@@ -1,6 +1,16 @@
 /*
  * api_internal.h — what the socket API's files share: the client and server structs, output
- * queueing, and the method table (api_methods.c) and telemetry fan-out (telemetry.c).
+ * queueing, the request scheduler, the method table (api_methods.c) and telemetry fan-out
+ * (telemetry.c).
+ *
+ * Files, one job each:
+ *   api.c          the transport: listening socket, accepting, reading, bounded output,
+ *                  dropping slow, idle or vanished clients, the operator slot
+ *   api_sched.c    which client's requests run when: a few lines per client per loop
+ *                  iteration, one command waiting for the control thread per client, answers
+ *                  from the control thread (ctl_poll) back to the waiting client
+ *   api_methods.c  parsing a request line, checking its params, the methods
+ *   telemetry.c    samples and events out to subscribers
  */
 #ifndef ARMD_API_INTERNAL_H
 #define ARMD_API_INTERNAL_H
@@ -10,21 +20,37 @@
 
 #include "daemon/api.h"
 
+#define API_LINES_PER_TURN 8 /* requests run per client per loop iteration */
+/* a client whose unsent output is above this gets no more requests run until it reads */
+#define API_OUTPUT_THROTTLE (256 * 1024)
+
+struct api_client;
+/* Builds a command's result from the control thread's answer (NULL: out of memory). */
+typedef json_t *(*api_build_fn)(struct api_client *cl, const ctl_result *res);
+
 typedef struct api_client {
     struct api_server *srv;
     unsigned id; /* connection number, for the log */
     int fd;
     ev_io rio, wio;
     char *in;
-    size_t in_len, in_cap;
+    size_t in_len, in_cap; /* received, not yet run: in[0 .. in_len) */
     char *out;
     size_t out_off, out_len, out_cap; /* unsent bytes are out[out_off .. out_len) */
+    bool eof;                         /* the peer sent everything it will */
     bool closing;                     /* stop reading; close once the output is flushed */
-    bool dead;                        /* closed; freed by api_reap() */
+    bool dead;                        /* closed; freed by api_reap() unless waiting */
     bool subscribed;
+    bool restricted;        /* holds the operator slot: estop, status and disable only */
     ev_tstamp out_progress; /* loop time the output queue last moved (or started) */
     ev_tstamp last_input;   /* loop time of the last bytes received (or the connect) */
     unsigned decimation;    /* telemetry every decimation-th tick */
+    /* the command waiting for the control thread's answer; the client's next request waits
+     * for it, so replies keep the order of the requests */
+    bool waiting;
+    json_t *wait_id;         /* the request's id (NULL: no reply wanted) */
+    api_build_fn wait_build; /* its result from the answer */
+    char wait_what[96];      /* what to log once it succeeded */
     struct api_client *next;
 } api_client;
 
@@ -33,9 +59,12 @@ struct api_server {
     ctl *c;
     int fd;
     ev_io accept_io;
+    ev_io notify_io; /* the control thread answered something: ctl_poll */
+    ev_idle work;    /* clients have requests to run: a few each per loop iteration */
     ev_timer drain;
     char path[108];
     int max_clients, n_clients, n_subscribers;
+    api_client *operator_client;        /* the one connection above max_clients, or NULL */
     double stall_timeout, idle_timeout; /* [s], see api_options */
     unsigned next_client_id;
     api_client *clients;
@@ -55,19 +84,48 @@ typedef struct {
     char message[512];
 } api_err;
 
+/* ---------------------------------------------------------------------------- api.c */
 /* Queues bytes for the client (dropping it when its queue is over API_MAX_OUTPUT). */
 void api_client_send(api_client *cl, const char *data, size_t len);
 /* Queues one JSON value as a line. Takes no reference. */
 void api_client_send_json(api_client *cl, json_t *msg);
-/* Closes the client now (freed later by api_reap). */
+/* Closes the client now (freed later by api_reap, once no answer is outstanding). */
 void api_client_drop(api_client *cl, const char *why);
+/* Stops reading from the client and closes it once its output is flushed. */
+void api_client_close_when_flushed(api_client *cl);
+/* Replies with an error that is not tied to a request id, then closes once flushed. */
+void api_client_refuse(api_client *cl, const char *code, const char *message);
+/* Reads from the client again (its input has room and nothing blocks it). */
+void api_client_resume_reading(api_client *cl);
 
-/* Runs one request line for a client and queues the reply (if any). */
+/* ------------------------------------------------------------------------- api_sched.c */
+/* Runs up to API_LINES_PER_TURN of the client's complete request lines (none while it waits
+ * for an answer, closes, or has too much unsent output); then reads again or schedules the
+ * rest for the next loop iteration. */
+void api_sched_pump(api_client *cl);
+/* Makes the work watcher run the clients with requests at the next loop iteration. */
+void api_sched_kick(struct api_server *s);
+/* Starts the scheduler's watchers on the server's loop. */
+void api_sched_start(struct api_server *s);
+void api_sched_stop(struct api_server *s);
+/* Where a method's command sends its answer: to the client, whose reply `build` then makes;
+ * what names the command in the log. The caller marks the client waiting (api_dispatch). */
+ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what);
+
+/* ----------------------------------------------------------------------- api_methods.c */
+/* A method's outcome: a result now, an error now, or the answer later (waiting). */
+enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
+/* Runs one request line for a client and queues the reply (if any), now or when the control
+ * thread has answered. */
 void api_dispatch(api_client *cl, const char *line, size_t len);
+/* Sends {"id", "result"} or {"id", "error"} for a finished request (id NULL: no reply). */
+void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e);
 
+/* ------------------------------------------------------------------------- telemetry.c */
 /* Telemetry and events: drains the control thread's rings and fans them out to subscribers. */
 void api_telemetry_drain(struct api_server *s);
-/* Marks a client (un)subscribed; rate_hz <= 0 unsubscribes. Returns the effective rate. */
+/* Marks a client (un)subscribed; rate_hz <= 0 unsubscribes, else it is clamped to [1, the loop
+ * rate]. Returns the effective rate (the loop rate over an integer decimation). */
 double api_telemetry_subscribe(api_client *cl, double rate_hz);
 
 /* JSON helpers (api_methods.c). A vector of n doubles; non-finite values become null. */

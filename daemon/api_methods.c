@@ -130,11 +130,27 @@ static int get_vector(json_t *v, const char *where, int n, bool allow_scalar, do
     return 0;
 }
 
-static json_t *state_result(api_ctx *x)
+/* The reply of a state command: {"state"} after it. */
+static json_t *build_state(api_client *cl, const ctl_result *res)
 {
+    (void)res;
     ctl_status st;
-    ctl_status_get(x->c, &st);
+    ctl_status_get(cl->srv->c, &st);
     return json_pack("{s:s}", "state", ctl_state_name(st.state));
+}
+
+/* The reply of a trajectory or move: {"id", "duration"}. */
+static json_t *build_traj(api_client *cl, const ctl_result *res)
+{
+    (void)cl;
+    return json_pack("{s:I, s:f}", "id", (json_int_t)res->id, "duration", res->duration);
+}
+
+/* {} */
+static json_t *build_empty(api_client *cl, const ctl_result *res)
+{
+    (void)cl, (void)res;
+    return json_object();
 }
 
 static const char *const no_keys[] = {NULL};
@@ -214,20 +230,44 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
     return 0;
 }
 
-/* enable / disable / hold / estop / reset / cancel: a state command, reply the new state. */
-static int state_command(api_ctx *x, json_t *params, json_t **result, api_err *e,
-                         int (*cmd)(ctl *, ctl_error *), const char *name)
+/* enable / disable / hold / estop / reset / cancel: a state command; the reply, once the
+ * control thread has applied it, is the new state. */
+static int state_command(api_ctx *x, json_t *params, api_err *e,
+                         int (*cmd)(ctl *, const ctl_reply_to *, ctl_error *), const char *name)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
-    if (cmd(x->c, &ce) != 0) return fail_ctl(e, &ce);
-    log_info("api: client %u: %s", x->cl->id, name);
-    *result = state_result(x);
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_state, name);
+    if (cmd(x->c, &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
+}
+
+/* The loop period [s]: the shortest waypoint spacing and move duration. */
+static double loop_period(api_ctx *x)
+{
+    return 1.0 / ctl_config(x->c)->rate_hz;
+}
+
+/* A time [s] within [one loop period, TRAJ_MAX_DURATION] and at least a period after prev. */
+static int check_time(api_ctx *x, const char *where, double t, double prev, api_err *e)
+{
+    double dt = loop_period(x);
+    if (!(t >= dt * (1 - 1e-9) && t <= TRAJ_MAX_DURATION))
+        return fail(e, "invalid_params",
+                    "%s: %.6g s is outside [%.6g, %.0f] s (one control period to an hour)", where,
+                    t, dt, TRAJ_MAX_DURATION);
+    if (!(t - prev >= dt * (1 - 1e-9)))
+        return fail(e, "invalid_params",
+                    "%s: %.6g s is not at least one control period (%.6g s) after the previous "
+                    "waypoint's %.6g s",
+                    where, t, dt, prev);
     return 0;
 }
+
 /* trajectory {points: [{t, q, qd?, qdd?}, ...], mode: "replace"|"append"} -> {id, duration}. */
 static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
+    (void)result;
     static const char *const keys[] = {"points", "mode", NULL};
     static const char *const pkeys[] = {"t", "q", "qd", "qdd", NULL};
     if (check_keys(params, keys, "params", e)) return -1;
@@ -273,7 +313,11 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
             fail(e, "invalid_params", "%s: missing", wq);
             goto out;
         }
-        if (get_number(t, wt, &w[i].t, e) || get_vector(q, wq, x->n, false, w[i].q, e)) goto out;
+        if (get_number(t, wt, &w[i].t, e)) goto out;
+        if (!(i == 0 && w[i].t == 0) /* a t = 0 first point is the start itself */ &&
+            check_time(x, wt, w[i].t, i > 0 ? w[i - 1].t : 0, e))
+            goto out;
+        if (get_vector(q, wq, x->n, false, w[i].q, e)) goto out;
         json_t *qd = json_object_get(p, "qd"), *qdd = json_object_get(p, "qdd");
         if (qd) {
             if (get_vector(qd, wqd, x->n, false, w[i].qd, e)) goto out;
@@ -288,137 +332,166 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
             w[i].has_qdd = true;
         }
     }
-    uint32_t id = 0;
-    double duration = 0;
+    char what[96];
+    snprintf(what, sizeof what, "trajectory (%zu points, %s)", np, append ? "append" : "replace");
     ctl_error ce = {{0}, {0}};
-    if (ctl_trajectory(x->c, w, (int)np, append, &id, &duration, &ce) != 0) {
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, what);
+    if (ctl_trajectory(x->c, w, (int)np, append, NULL, NULL, &to, &ce) != 0) {
         fail_ctl(e, &ce);
         goto out;
     }
-    log_info("api: client %u: trajectory %u (%zu points, %s, %.3f s)", x->cl->id, id, np,
-             append ? "append" : "replace", duration);
-    *result = json_pack("{s:I, s:f}", "id", (json_int_t)id, "duration", duration);
-    rc = 0;
+    rc = API_PENDING;
 out:
     free(w);
     return rc;
 }
 
-/* move_to {q, duration?} -> {id, duration}. */
+/* move_to {q, duration?} -> {id, duration}; duration within [one loop period, 3600] s. */
 static int m_move_to(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
+    (void)result;
     static const char *const keys[] = {"q", "duration", NULL};
-    if (check_keys(params, keys, "params", e)) return -1;
+    if (check_keys(params, keys, "params", e)) return API_ERROR;
     double q[CFG_MAX_JOINTS], duration = 0;
     json_t *jq = json_object_get(params, "q"), *jd = json_object_get(params, "duration");
     if (!jq) return fail(e, "invalid_params", "params.q: missing");
-    if (get_vector(jq, "params.q", x->n, false, q, e)) return -1;
+    if (get_vector(jq, "params.q", x->n, false, q, e)) return API_ERROR;
     if (jd && !json_is_null(jd)) {
-        if (get_number(jd, "params.duration", &duration, e)) return -1;
-        if (duration <= 0)
+        if (get_number(jd, "params.duration", &duration, e)) return API_ERROR;
+        double dt = loop_period(x);
+        if (!(duration >= dt * (1 - 1e-9) && duration <= TRAJ_MAX_DURATION))
             return fail(e, "invalid_params",
-                        "params.duration: must be > 0 s (omit it to let "
-                        "the limits choose)");
+                        "params.duration: %.6g s is outside [%.6g, %.0f] s (one control period to "
+                        "an hour; omit it to let the limits choose)",
+                        duration, dt, TRAJ_MAX_DURATION);
     }
-    uint32_t id = 0;
-    double dur_out = 0;
     ctl_error ce = {{0}, {0}};
-    if (ctl_move_to(x->c, q, duration, &id, &dur_out, &ce) != 0) return fail_ctl(e, &ce);
-    log_info("api: client %u: move_to, trajectory %u (%.3f s)", x->cl->id, id, dur_out);
-    *result = json_pack("{s:I, s:f}", "id", (json_int_t)id, "duration", dur_out);
-    return 0;
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, "move_to");
+    if (ctl_move_to(x->c, q, duration, NULL, NULL, &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
 }
 
-static json_t *gains_json(api_ctx *x)
+/* {kp[], kd[], ki[], controller}: the gains in use. */
+static json_t *gains_json(ctl *c, int n)
 {
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
-    ctl_gains_get(x->c, kp, kd, ki);
+    ctl_gains_get(c, kp, kd, ki);
     ctl_status st;
-    ctl_status_get(x->c, &st);
-    return json_pack("{s:o, s:o, s:o, s:s}", "kp", api_json_vector(kp, x->n), "kd",
-                     api_json_vector(kd, x->n), "ki", api_json_vector(ki, x->n), "controller",
+    ctl_status_get(c, &st);
+    return json_pack("{s:o, s:o, s:o, s:s}", "kp", api_json_vector(kp, n), "kd",
+                     api_json_vector(kd, n), "ki", api_json_vector(ki, n), "controller",
                      cfg_controller_name(st.controller));
+}
+
+/* The reply of gains.set: the gains now in use. */
+static json_t *build_gains(api_client *cl, const ctl_result *res)
+{
+    (void)res;
+    return gains_json(cl->srv->c, ctl_config(cl->srv->c)->n_joints);
+}
+
+/* The reply of controller.set: {controller} now in use. */
+static json_t *build_controller(api_client *cl, const ctl_result *res)
+{
+    (void)res;
+    ctl_status st;
+    ctl_status_get(cl->srv->c, &st);
+    return json_pack("{s:s}", "controller", cfg_controller_name(st.controller));
+}
+
+/* The reply of reload: {changed}. */
+static json_t *build_reload(api_client *cl, const ctl_result *res)
+{
+    (void)cl;
+    return json_pack("{s:s}", "changed", res->changed);
 }
 
 static int m_gains_get(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     if (check_keys(params, no_keys, "params", e)) return -1;
-    *result = gains_json(x);
-    return 0;
+    *result = gains_json(x->c, x->n);
+    return API_DONE;
 }
 
-/* gains.set {kp?, kd?, ki?}: each a number for every joint or an array of one per joint. */
+/* gains.set {kp?, kd?, ki?}: each a number for every joint or an array of one per joint, within
+ * the config loader's bounds: kp, kd in [0, 1e7], ki in [0, 1e9]. */
 static int m_gains_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
+    (void)result;
     static const char *const keys[] = {"kp", "kd", "ki", NULL};
-    if (check_keys(params, keys, "params", e)) return -1;
+    static const double max[] = {CTL_KP_MAX, CTL_KD_MAX, CTL_KI_MAX};
+    if (check_keys(params, keys, "params", e)) return API_ERROR;
     double v[3][CFG_MAX_JOINTS];
     const double *ptr[3] = {NULL, NULL, NULL};
+    char what[64] = "gains.set";
     for (int k = 0; k < 3; k++) {
         json_t *j = json_object_get(params, keys[k]);
         if (!j) continue;
         char where[32];
         snprintf(where, sizeof where, "params.%s", keys[k]);
-        if (get_vector(j, where, x->n, true, v[k], e)) return -1;
+        if (get_vector(j, where, x->n, true, v[k], e)) return API_ERROR;
         for (int i = 0; i < x->n; i++)
-            if (v[k][i] < 0)
-                return fail(e, "invalid_params", "%s[%d]: gains must be >= 0", where, i);
+            if (!(v[k][i] >= 0 && v[k][i] <= max[k]))
+                return fail(e, "invalid_params", "%s[%d]: %g is outside [0, %g]", where, i, v[k][i],
+                            max[k]);
         ptr[k] = v[k];
+        strncat(what, k == 0 ? " kp" : k == 1 ? " kd" : " ki", sizeof what - strlen(what) - 1);
     }
     if (!ptr[0] && !ptr[1] && !ptr[2])
         return fail(e, "invalid_params", "params: give at least one of kp, kd, ki");
     ctl_error ce = {{0}, {0}};
-    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], &ce) != 0) return fail_ctl(e, &ce);
-    log_info("api: client %u: gains.set%s%s%s", x->cl->id, ptr[0] ? " kp" : "", ptr[1] ? " kd" : "",
-             ptr[2] ? " ki" : "");
-    *result = gains_json(x);
-    return 0;
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_gains, what);
+    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
 }
 
-/* controller.set {name}. */
+/* controller.set {name} -> {controller}. */
 static int m_controller_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
+    (void)result;
     static const char *const keys[] = {"name", NULL};
-    if (check_keys(params, keys, "params", e)) return -1;
+    if (check_keys(params, keys, "params", e)) return API_ERROR;
     json_t *name = json_object_get(params, "name");
     cfg_controller law;
     if (!json_is_string(name) || cfg_controller_parse(json_string_value(name), &law) != 0)
         return fail(e, "invalid_params",
                     "params.name: expected \"computed_torque\", \"pd_gravity\" or "
                     "\"gravity_comp\"");
+    char what[64];
+    snprintf(what, sizeof what, "controller.set %s", cfg_controller_name(law));
     ctl_error ce = {{0}, {0}};
-    if (ctl_controller_set(x->c, law, &ce) != 0) return fail_ctl(e, &ce);
-    log_info("api: client %u: controller.set %s", x->cl->id, cfg_controller_name(law));
-    *result = json_pack("{s:s}", "controller", cfg_controller_name(law));
-    return 0;
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_controller, what);
+    if (ctl_controller_set(x->c, law, &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
 }
 
 /* reload -> {changed} (the same path as SIGHUP). */
 static int m_reload(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    (void)result;
+    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
     if (!x->srv->reload) return fail(e, "unsupported", "reload is not available");
-    char changed[2048] = "";
     ctl_error ce = {{0}, {0}};
     log_info("api: client %u: reload", x->cl->id);
-    if (x->srv->reload(x->srv->reload_ctx, changed, sizeof changed, &ce) != 0)
-        return fail_ctl(e, &ce);
-    *result = json_pack("{s:s}", "changed", changed);
-    return 0;
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_reload, NULL);
+    if (x->srv->reload(x->srv->reload_ctx, &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
 }
 
-/* subscribe {rate_hz?} -> {rate_hz}: telemetry at up to the loop rate, plus events. */
+/* subscribe {rate_hz?} -> {rate_hz}: telemetry at 1 Hz up to the loop rate, plus events. */
 static int m_subscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     static const char *const keys[] = {"rate_hz", NULL};
-    if (check_keys(params, keys, "params", e)) return -1;
-    double rate = 50;
+    if (check_keys(params, keys, "params", e)) return API_ERROR;
+    double rate = 50, loop_hz = ctl_config(x->c)->rate_hz;
     json_t *r = json_object_get(params, "rate_hz");
-    if (r && get_number(r, "params.rate_hz", &rate, e)) return -1;
-    if (rate <= 0) return fail(e, "invalid_params", "params.rate_hz: must be > 0");
+    if (r && get_number(r, "params.rate_hz", &rate, e)) return API_ERROR;
+    if (!(rate >= 1 && rate <= loop_hz))
+        return fail(e, "invalid_params", "params.rate_hz: %g Hz is outside [1, %g] (the loop rate)",
+                    rate, loop_hz);
     double eff = api_telemetry_subscribe(x->cl, rate);
     *result = json_pack("{s:f}", "rate_hz", eff);
-    return 0;
+    return API_DONE;
 }
 
 static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
@@ -432,47 +505,76 @@ static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e
 /* stats.reset -> {}: the loop timing quantiles start afresh (counters keep counting). */
 static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    (void)result;
+    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
-    if (ctl_stats_reset(x->c, &ce) != 0) return fail_ctl(e, &ce);
-    *result = json_object();
-    return 0;
+    ctl_reply_to to = api_sched_reply_to(x->cl, build_empty, NULL);
+    if (ctl_stats_reset(x->c, &to, &ce) != 0) return fail_ctl(e, &ce);
+    return API_PENDING;
 }
 
-/* The methods: a handler, or (fn == NULL) a state command run by state_command(). */
+/* The methods: a handler, or (fn == NULL) a state command run by state_command();
+ * operator = allowed on the operator slot (the connection above max_clients). */
 static const struct {
     const char *name;
     api_method_fn fn;
-    int (*state_cmd)(ctl *, ctl_error *);
+    int (*state_cmd)(ctl *, const ctl_reply_to *, ctl_error *);
+    bool operator;
 } methods[] = {
-    {"info", m_info, NULL},
-    {"status", m_status, NULL},
-    {"enable", NULL, ctl_enable},
-    {"disable", NULL, ctl_disable},
-    {"hold", NULL, ctl_hold},
-    {"estop", NULL, ctl_estop},
-    {"reset", NULL, ctl_reset},
-    {"cancel", NULL, ctl_cancel},
-    {"trajectory", m_trajectory, NULL},
-    {"move_to", m_move_to, NULL},
-    {"gains.get", m_gains_get, NULL},
-    {"gains.set", m_gains_set, NULL},
-    {"controller.set", m_controller_set, NULL},
-    {"reload", m_reload, NULL},
-    {"subscribe", m_subscribe, NULL},
-    {"unsubscribe", m_unsubscribe, NULL},
-    {"stats.reset", m_stats_reset, NULL},
+    {"info", m_info, NULL, false},
+    {"status", m_status, NULL, true},
+    {"enable", NULL, ctl_enable, false},
+    {"disable", NULL, ctl_disable, true},
+    {"hold", NULL, ctl_hold, false},
+    {"estop", NULL, ctl_estop, true},
+    {"reset", NULL, ctl_reset, false},
+    {"cancel", NULL, ctl_cancel, false},
+    {"trajectory", m_trajectory, NULL, false},
+    {"move_to", m_move_to, NULL, false},
+    {"gains.get", m_gains_get, NULL, false},
+    {"gains.set", m_gains_set, NULL, false},
+    {"controller.set", m_controller_set, NULL, false},
+    {"reload", m_reload, NULL, false},
+    {"subscribe", m_subscribe, NULL, false},
+    {"unsubscribe", m_unsubscribe, NULL, false},
+    {"stats.reset", m_stats_reset, NULL, false},
 };
 
-/* Sends {"id", "error"} (id may be NULL = JSON null). */
-static void send_error(api_client *cl, json_t *id, const api_err *e)
+void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e)
 {
-    json_t *msg = json_pack("{s:O?, s:{s:s, s:s}}", "id", id, "error", "code", e->code, "message",
-                            e->message);
-    if (!msg) return;
-    if (!id) json_object_set_new(msg, "id", json_null());
-    api_client_send_json(cl, msg);
+    if (!id || cl->dead) return;
+    json_t *msg = rc == 0 ? json_pack("{s:O, s:O}", "id", id, "result", result)
+                          : json_pack("{s:O, s:{s:s, s:s}}", "id", id, "error", "code", e->code,
+                                      "message", e->message);
+    if (msg) api_client_send_json(cl, msg);
     json_decref(msg);
+}
+
+/* Sends {"id": null, "error"} for a line that is no request at all. */
+static void send_error_no_id(api_client *cl, const api_err *e)
+{
+    json_t *id = json_null();
+    api_reply(cl, id, -1, NULL, e);
+    json_decref(id);
+}
+
+/* Runs method m for the request; API_DONE with *result, API_ERROR with *e, or API_PENDING
+ * (the reply comes with the control thread's answer). */
+static int run_method(api_client *cl, size_t m, json_t *params, json_t **result, api_err *e)
+{
+    if (cl->restricted && !methods[m].operator)
+        return fail(e, "restricted",
+                    "this connection holds the operator slot kept above max_clients: only "
+                    "estop, status and disable; '%s' needs a free connection",
+                    methods[m].name);
+    json_t *empty = NULL;
+    if (!params || json_is_null(params)) params = empty = json_object();
+    api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints};
+    int rc = methods[m].fn ? methods[m].fn(&x, params, result, e)
+                           : state_command(&x, params, e, methods[m].state_cmd, methods[m].name);
+    json_decref(empty);
+    if (rc == API_DONE && !*result) rc = fail(e, "internal", "could not build the reply");
+    return rc;
 }
 
 void api_dispatch(api_client *cl, const char *line, size_t len)
@@ -487,58 +589,44 @@ void api_dispatch(api_client *cl, const char *line, size_t len)
     json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!req) {
         fail(&e, "parse_error", "malformed JSON at column %d: %s", je.column, je.text);
-        send_error(cl, NULL, &e);
+        send_error_no_id(cl, &e);
         return;
     }
-    json_t *id = NULL, *result = NULL;
     if (!json_is_object(req)) {
         fail(&e, "invalid_request", "a request must be a JSON object, got %s", json_type_word(req));
-        send_error(cl, NULL, &e);
+        send_error_no_id(cl, &e);
         json_decref(req);
         return;
     }
-    id = json_object_get(req, "id");
+    json_t *id = json_object_get(req, "id"), *result = NULL;
     static const char *const keys[] = {"id", "method", "params", "jsonrpc", NULL};
     json_t *method = json_object_get(req, "method");
     json_t *params = json_object_get(req, "params");
-    int rc = -1;
+    int rc = API_ERROR;
     if (check_keys(req, keys, "request", &e) != 0) {
         snprintf(e.code, sizeof e.code, "invalid_request");
+    } else if (!method) {
+        fail(&e, "invalid_request", "request: missing \"method\"");
+    } else if (!json_is_string(method)) {
+        fail(&e, "invalid_request", "request.method: expected a string, got %s",
+             json_type_word(method));
+    } else if (params && !json_is_object(params) && !json_is_null(params)) {
+        fail(&e, "invalid_params", "request.params: expected an object, got %s",
+             json_type_word(params));
     } else {
-        if (!method)
-            fail(&e, "invalid_request", "request: missing \"method\"");
-        else if (!json_is_string(method))
-            fail(&e, "invalid_request", "request.method: expected a string, got %s",
-                 json_type_word(method));
-        else if (params && !json_is_object(params) && !json_is_null(params))
-            fail(&e, "invalid_params", "request.params: expected an object, got %s",
-                 json_type_word(params));
-        else {
-            const char *name = json_string_value(method);
-            size_t m = 0, n_methods = sizeof methods / sizeof methods[0];
-            while (m < n_methods && strcmp(methods[m].name, name) != 0) m++;
-            if (m == n_methods) {
-                fail(&e, "unknown_method", "unknown method '%.64s'", name);
-            } else {
-                json_t *empty = NULL;
-                if (!params || json_is_null(params)) params = empty = json_object();
-                api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints};
-                rc = methods[m].fn ? methods[m].fn(&x, params, &result, &e)
-                                   : state_command(&x, params, &result, &e, methods[m].state_cmd,
-                                                   methods[m].name);
-                json_decref(empty);
-                if (rc == 0 && !result) rc = fail(&e, "internal", "could not build the reply");
-            }
-        }
+        const char *name = json_string_value(method);
+        size_t m = 0, n_methods = sizeof methods / sizeof methods[0];
+        while (m < n_methods && strcmp(methods[m].name, name) != 0) m++;
+        if (m == n_methods)
+            fail(&e, "unknown_method", "unknown method '%.64s'", name);
+        else
+            rc = run_method(cl, m, params, &result, &e);
     }
-    if (id && !cl->dead) {
-        if (rc == 0) {
-            json_t *msg = json_pack("{s:O, s:O}", "id", id, "result", result);
-            if (msg) api_client_send_json(cl, msg);
-            json_decref(msg);
-        } else {
-            send_error(cl, id, &e);
-        }
+    if (rc == API_PENDING) { /* the reply goes out with the control thread's answer */
+        cl->waiting = true;
+        cl->wait_id = id ? json_incref(id) : NULL;
+    } else {
+        api_reply(cl, id, rc, result, &e);
     }
     json_decref(result);
     json_decref(req);

@@ -11,7 +11,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/control_internal.h"
 #include "daemon/log.h"
@@ -62,6 +64,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
         ctl_set_err(err, "internal", "out of memory");
         return NULL;
     }
+    c->notify_fd = -1;
     c->cfg = *cfg;
     c->n = cfg->n_joints;
     c->period = 1.0 / cfg->rate_hz;
@@ -77,7 +80,9 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     atomic_init(&c->params_active, 0);
     c->data = dyn_data_create(model);
     bool ok = c->data != NULL;
-    ok = ok && hf_mailbox_init(&c->cmds, sizeof(ctl_cmd), 16) == 0;
+    ok = ok && hf_mailbox_init(&c->cmds, sizeof(ctl_cmd), N_MAILBOX) == 0;
+    c->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    ok = ok && c->notify_fd >= 0;
     ok = ok && hf_seqlock_init(&c->status, sizeof(ctl_pub)) == 0;
     ok = ok && hf_ring_init(&c->samples, sizeof(ctl_sample), SAMPLE_RING) == 0;
     ok = ok && hf_ring_init(&c->events, sizeof(ctl_event), EVENT_RING) == 0;
@@ -161,6 +166,8 @@ void ctl_free(ctl *c)
     if (c->data) dyn_data_free(c->data);
     if (c->model) dyn_model_free(c->model);
     if (c->driver) drv_close(c->driver);
+    for (int i = 0; i < CTL_MAX_PENDING; i++) free(c->pending[i].cand);
+    if (c->notify_fd >= 0) close(c->notify_fd);
     free(c);
 }
 

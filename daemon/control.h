@@ -119,46 +119,91 @@ bool ctl_alive(ctl *c);
 #define CTL_STALL_SECONDS 0.2
 bool ctl_stalled(ctl *c, double max_seconds);
 
-/* Commands (main thread). 0 on success, -1 with *err filled. They take effect within a tick or
- * two; the functions wait (sleeping, at most a few periods) for the control thread to
- * acknowledge so that the reply tells the truth. */
+/* ------------------------------------------------------------------------------ commands
+ * Main thread. Each command is checked here, handed to the control thread through the mailbox
+ * and applied between two ticks; the control thread's acknowledgement is the answer. Where
+ * the answer goes is the caller's choice, through `to`:
+ *  - to == NULL: the call waits for it (sleeping, at most CTL_ACK_TIMEOUT_S) and returns it:
+ *    0, or -1 with *err filled (tests, tools);
+ *  - to != NULL: the call never waits. It returns -1 with *err when the command is refused
+ *    before it is sent (to->fn is then never called), else 0, and to->fn(to->ctx, rc, err,
+ *    result) is called exactly once later from ctl_poll() — usually within a tick or two; with
+ *    a "timeout" error after CTL_ACK_TIMEOUT_S. The main loop serves everything meanwhile.
+ * At most CTL_MAX_PENDING answers can be outstanding ("busy" beyond). */
+#define CTL_ACK_TIMEOUT_S 1.0
+#define CTL_MAX_PENDING   64
+
+/* What an answer carries besides rc and err. */
+typedef struct {
+    uint32_t id;        /* trajectory, move_to: the new trajectory's id ... */
+    double duration;    /* ... and its duration [s] */
+    char changed[1024]; /* reload: the keys that changed ("" = none) */
+} ctl_result;
+
+typedef struct {
+    void (*fn)(void *ctx, int rc, const ctl_error *err, const ctl_result *result);
+    void *ctx;
+} ctl_reply_to;
+
+/* Delivers the answers that arrived (and the timeouts) to their to->fn. Call it when
+ * ctl_notify_fd() is readable and at least every few ms. */
+void ctl_poll(ctl *c);
+/* A descriptor (eventfd) that becomes readable when the control thread has answered
+ * something: watch it in the main loop and call ctl_poll(). */
+int ctl_notify_fd(ctl *c);
+
 /* disabled -> holding (present position, no jump); a joint enabled past a soft limit (within
  * following_error) is then moved back inside the limits, at the limits' pace */
-int ctl_enable(ctl *c, ctl_error *err);
-int ctl_disable(ctl *c, ctl_error *err); /* -> disabled (torque off) */
-int ctl_hold(ctl *c, ctl_error *err);    /* moving -> holding at the present desired position */
-int ctl_estop(ctl *c, ctl_error *err);   /* torque zero immediately, disabled, state estop */
-int ctl_reset(ctl *c, ctl_error *err);   /* fault|estop -> disabled */
-int ctl_cancel(ctl *c, ctl_error *err);  /* decelerate within acceleration limits, then hold */
+int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err);
+int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err); /* -> disabled (torque off) */
+/* moving -> holding at the present desired position */
+int ctl_hold(ctl *c, const ctl_reply_to *to, ctl_error *err);
+/* torque zero at the next tick (the flag is raised before anything else), disabled, state
+ * estop */
+int ctl_estop(ctl *c, const ctl_reply_to *to, ctl_error *err);
+int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err); /* fault|estop -> disabled */
+/* decelerate within acceleration limits, then hold */
+int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
-/* Validates and queues a trajectory (append = after the current one, else replace now).
- * Returns its id and duration [s]. */
+/* Validates and queues a trajectory (append = after the current one, else replace now). The
+ * answer's result has its id and duration [s] (also in *id and *duration when waiting). */
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
-                   double *duration, ctl_error *err);
+                   double *duration, const ctl_reply_to *to, ctl_error *err);
 /* A single move from the present desired state to q; duration <= 0 chooses the shortest
  * duration the velocity and acceleration limits allow. */
 int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
-                ctl_error *err);
+                const ctl_reply_to *to, ctl_error *err);
 
-/* Run-time gains (NULL = unchanged). The INI file stays the source of truth at reload. */
-int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, ctl_error *err);
+/* Run-time gains (NULL = unchanged), each finite within the config loader's bounds
+ * (CTL_KP_MAX, CTL_KD_MAX, CTL_KI_MAX). The INI file stays the source of truth at reload. */
+#define CTL_KP_MAX 1e7
+#define CTL_KD_MAX 1e7
+#define CTL_KI_MAX 1e9
+int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
+                  const ctl_reply_to *to, ctl_error *err);
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
 /* Switch control law; allowed while disabled or holding. */
-int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err);
+int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err);
 
 /* Replaces the tool payload between two ticks (dyn_set_payload in the control thread).
- * Allowed in any state; mass >= 0 and finite values required. */
-int ctl_payload_set(ctl *c, const dyn_payload *payload, ctl_error *err);
+ * Allowed in any state; mass within [0, CTL_PAYLOAD_MASS_MAX] kg, com within
+ * CTL_PAYLOAD_COM_MAX m of the tool frame, |inertia| <= CTL_PAYLOAD_INERTIA_MAX (the config
+ * loader's bounds), all finite. */
+#define CTL_PAYLOAD_MASS_MAX    10000.0
+#define CTL_PAYLOAD_COM_MAX     100.0
+#define CTL_PAYLOAD_INERTIA_MAX 1e4
+int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, ctl_error *err);
 
 /* Applies a new, already validated configuration between two ticks if only live keys changed;
- * otherwise refuses (err names the keys needing a restart) and keeps the running one.
- * changed receives the list of keys that changed ("" if none). */
+ * otherwise refuses (err names the keys needing a restart) and keeps the running one. The
+ * result's `changed` lists the keys that changed ("" if none; also copied to changed when
+ * waiting). */
 int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
-               ctl_error *err);
+               const ctl_reply_to *to, ctl_error *err);
 
 /* Starts the loop timing statistics (lateness, read, compute, write quantiles) afresh, between
  * two ticks; the counters (ticks, overruns, ...) keep counting. */
-int ctl_stats_reset(ctl *c, ctl_error *err);
+int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
 /* Snapshot of everything `status` reports. */
 void ctl_status_get(ctl *c, ctl_status *out);

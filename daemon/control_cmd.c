@@ -1,7 +1,8 @@
 /*
- * control_cmd.c — the main thread's commands to the control thread (control.h): each goes
- * through the mailbox and waits (sleeping, bounded) for the acknowledgement, so the reply
- * tells the truth. Trajectories are built here into plan slots the main thread owns and
+ * control_cmd.c — the main thread's commands to the control thread (control.h): each is
+ * checked here, then goes through the mailbox (control_reply.c) and is answered by the
+ * control thread's acknowledgement, so the answer tells the truth; nothing here waits unless
+ * the caller asked to. Trajectories are built here into plan slots the main thread owns and
  * handed over with an atomic owner flag; gains and configuration reloads fill the inactive
  * parameter block and swap it in between two ticks. While no control thread runs, settings
  * are applied directly.
@@ -13,38 +14,7 @@
 
 #include "daemon/control_internal.h"
 
-#define ACK_TIMEOUT_S 1.0  /* longest wait for the control thread's acknowledgement */
-#define SAME_TOL      1e-3 /* a t = 0 waypoint must be this close to the desired position */
-
-/* ================================================================ mailbox and replies */
-
-/* Sends a command and waits (sleeping 100 us steps, at most ACK_TIMEOUT_S) for its
- * acknowledgement; returns the control thread's answer. */
-static int send_cmd(ctl *c, ctl_cmd *m, ctl_error *err)
-{
-    if (!ctl_thread_running(c)) {
-        ctl_set_err(err, "not_running", "the control thread is not running");
-        return -1;
-    }
-    m->seq = ++c->cmd_seq;
-    if (!hf_mailbox_push(&c->cmds, m)) {
-        c->cmd_seq--;
-        ctl_set_err(err, "busy", "the control thread is not taking commands (mailbox full)");
-        return -1;
-    }
-    int64_t deadline = ctl_mono_ns() + (int64_t)(ACK_TIMEOUT_S * 1e9);
-    while (atomic_load_explicit(&c->acked, memory_order_acquire) < m->seq) {
-        if (ctl_mono_ns() > deadline) {
-            ctl_set_err(err, "timeout", "the control thread did not acknowledge within %.0f ms",
-                        ACK_TIMEOUT_S * 1e3);
-            return -1;
-        }
-        ctl_nap_100us();
-    }
-    const ctl_ack *a = &c->acks[m->seq % N_ACKS];
-    if (a->rc && err) *err = a->err;
-    return a->rc;
-}
+#define SAME_TOL 1e-3 /* a t = 0 waypoint must be this close to the desired position */
 
 /* A zeroed command of type t. */
 static ctl_cmd new_cmd(cmd_type t)
@@ -55,79 +25,98 @@ static ctl_cmd new_cmd(cmd_type t)
     return m;
 }
 
-/* Sends a command without arguments. */
-static int simple_cmd(ctl *c, cmd_type t, ctl_error *err)
+/* Sends a command whose answer needs no main-thread work; 0, or -1 with err (refused before
+ * sending). */
+static int send_plain(ctl *c, ctl_cmd *m, const ctl_reply_to *to, ctl_error *err)
 {
-    ctl_cmd m = new_cmd(t);
-    return send_cmd(c, &m, err);
+    ctl_pending *p = ctl_pending_new(c, DONE_PLAIN, to, err);
+    if (!p) return -1;
+    return ctl_pending_send(c, p, m, err);
 }
 
-/* disabled -> holding at the present position. */
-int ctl_enable(ctl *c, ctl_error *err)
+/* Answers to (at the next ctl_poll) without the control thread: the command was applied here
+ * because none runs. */
+static int answer_now(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    if (simple_cmd(c, CMD_ENABLE, err)) return -1;
-    /* Enabled past a soft limit (accepted within following_error, e.g. an arm resting on its
-     * hard stop): move back inside the limits at the limits' pace instead of holding the arm
-     * pressed against the stop. */
-    ctl_status st;
-    ctl_status_get(c, &st);
-    double q[CFG_MAX_JOINTS];
-    bool outside = false;
-    for (int j = 0; j < c->n; j++) {
-        const cfg_joint *J = &c->cfg.joint[j];
-        q[j] = fmin(fmax(st.q_des[j], J->lower), J->upper);
-        outside |= q[j] != st.q_des[j];
+    ctl_pending *p = ctl_pending_new(c, DONE_PLAIN, to, err);
+    if (!p) return -1;
+    ctl_pending_answer(p, 0, NULL);
+    return 0;
+}
+
+/* A command without arguments, sent; the answer to `to`, or waited for. */
+static int simple_cmd(ctl *c, cmd_type t, const ctl_reply_to *to, ctl_error *err)
+{
+    ctl_waiter w;
+    ctl_reply_to self;
+    ctl_cmd m = new_cmd(t);
+    int rc = send_plain(c, &m, ctl_reply_target(to, &w, &self), err);
+    return ctl_reply_finish(c, to, &w, rc, err);
+}
+
+/* disabled -> holding at the present position (then, if past a soft limit, a move back inside:
+ * see ctl_cmd_done). */
+int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err)
+{
+    ctl_waiter w;
+    ctl_reply_to self;
+    ctl_pending *p = ctl_pending_new(c, DONE_ENABLE, ctl_reply_target(to, &w, &self), err);
+    int rc = -1;
+    if (p) {
+        ctl_cmd m = new_cmd(CMD_ENABLE);
+        rc = ctl_pending_send(c, p, &m, err);
     }
-    if (!outside) return 0;
-    uint32_t id;
-    double duration;
-    return ctl_move_to(c, q, 0, &id, &duration, err);
+    return ctl_reply_finish(c, to, &w, rc, err);
 }
 
 /* -> disabled, torque off. */
-int ctl_disable(ctl *c, ctl_error *err)
+int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return simple_cmd(c, CMD_DISABLE, err);
+    return simple_cmd(c, CMD_DISABLE, to, err);
 }
 
 /* moving -> holding at the present desired position. */
-int ctl_hold(ctl *c, ctl_error *err)
+int ctl_hold(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return simple_cmd(c, CMD_HOLD, err);
+    return simple_cmd(c, CMD_HOLD, to, err);
 }
 
 /* fault|estop -> disabled. */
-int ctl_reset(ctl *c, ctl_error *err)
+int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return simple_cmd(c, CMD_RESET, err);
+    return simple_cmd(c, CMD_RESET, to, err);
 }
 
 /* Decelerates the motion within the acceleration limits, then holds. */
-int ctl_cancel(ctl *c, ctl_error *err)
+int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return simple_cmd(c, CMD_CANCEL, err);
+    return simple_cmd(c, CMD_CANCEL, to, err);
 }
 
 /* The control thread resets its timing histograms between two ticks. */
-int ctl_stats_reset(ctl *c, ctl_error *err)
+int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return simple_cmd(c, CMD_STATS_RESET, err);
+    return simple_cmd(c, CMD_STATS_RESET, to, err);
 }
 
-/* Raises the estop flag first (never lost, seen at the next tick's start), then sends the
- * command for the reply. Without a control thread, zeroes the torque from here. */
-int ctl_estop(ctl *c, ctl_error *err)
+/* Raises the estop flag first (never lost, seen at the next tick's start, whatever the
+ * mailbox holds), then sends the command for the answer. Without a control thread, zeroes the
+ * torque from here. */
+int ctl_estop(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    if (!ctl_thread_running(c)) {
-        if (!c->started) { /* no control thread: zero the torque from here */
-            ctl_torque_off(c);
-            c->rt.state = SF_ESTOP;
-            ctl_publish(c);
-        }
-        return 0;
+    if (ctl_thread_running(c)) {
+        atomic_store_explicit(&c->estop_request, 1, memory_order_release);
+        return simple_cmd(c, CMD_ESTOP, to, err);
     }
-    atomic_store_explicit(&c->estop_request, 1, memory_order_release); /* never lost */
-    return simple_cmd(c, CMD_ESTOP, err);
+    if (!c->started) { /* no control thread: zero the torque from here */
+        ctl_torque_off(c);
+        c->rt.state = SF_ESTOP;
+        ctl_publish(c);
+    }
+    ctl_waiter w;
+    ctl_reply_to self;
+    int rc = answer_now(c, ctl_reply_target(to, &w, &self), err);
+    return ctl_reply_finish(c, to, &w, rc, err);
 }
 
 /* ====================================================================== trajectories */
@@ -161,33 +150,29 @@ static void plan_start(ctl *c, bool append, traj_state *s, uint32_t *after_id)
     }
 }
 
-/* Hands a built plan in slot over; records it as the tail for later appends. */
-static int submit_plan(ctl *c, int slot, bool append, uint32_t after_id, uint32_t *id,
-                       double *duration, ctl_error *err)
+/* Hands a built plan in slot over (the answer comes with its id and duration; the tail for
+ * appends is recorded when it is accepted: ctl_cmd_done). */
+static int submit_plan(ctl *c, int slot, bool append, uint32_t after_id, const ctl_reply_to *to,
+                       ctl_error *err)
 {
+    ctl_pending *p = ctl_pending_new(c, DONE_TRAJ, to, err);
+    if (!p) return -1;
     traj_plan *pl = &c->plans[slot];
     pl->id = c->next_id++;
-    traj_state end;
-    traj_end_state(pl, &end);
+    p->slot = slot;
+    p->append = append;
+    p->res.id = pl->id;
+    p->res.duration = pl->duration;
+    traj_end_state(pl, &p->end);
     atomic_store_explicit(&c->plan_owner[slot], 1, memory_order_relaxed);
     ctl_cmd m = new_cmd(CMD_TRAJ);
     m.slot = slot;
     m.append = append;
     m.after_id = after_id;
-    ctl_error local;
-    if (!err) err = &local;
-    if (send_cmd(c, &m, err)) {
-        /* refused by the control thread: it gave the slot back; never sent: give it back
-         * here; timed out: the control thread still owns it */
-        if (strcmp(err->code, "busy") == 0 || strcmp(err->code, "not_running") == 0)
-            atomic_store_explicit(&c->plan_owner[slot], 0, memory_order_release);
+    if (ctl_pending_send(c, p, &m, err)) { /* never sent: the slot comes back */
+        atomic_store_explicit(&c->plan_owner[slot], 0, memory_order_release);
         return -1;
     }
-    c->tail_slot = slot;
-    c->tail_id = pl->id;
-    c->tail_end = end;
-    if (id) *id = pl->id;
-    if (duration) *duration = pl->duration;
     return 0;
 }
 
@@ -206,54 +191,90 @@ static int check_enabled(ctl *c, ctl_error *err)
     return 0;
 }
 
+/* Copies a waited-for trajectory answer into the caller's id and duration. */
+static int traj_finish(ctl *c, const ctl_reply_to *to, ctl_waiter *w, int rc, uint32_t *id,
+                       double *duration, ctl_error *err)
+{
+    rc = ctl_reply_finish(c, to, w, rc, err);
+    if (!to && rc == 0) {
+        if (id) *id = w->res.id;
+        if (duration) *duration = w->res.duration;
+    }
+    return rc;
+}
+
 /* Validates the waypoints, builds the plan from its start state (plan_start) and hands
  * it over. */
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
-                   double *duration, ctl_error *err)
+                   double *duration, const ctl_reply_to *to, ctl_error *err)
 {
-    if (check_enabled(c, err)) return -1;
+    ctl_waiter w;
+    ctl_reply_to self;
+    int rc = -1;
+    if (check_enabled(c, err)) goto out;
     if (!points || n_points < 1) {
         ctl_set_err(err, "invalid_params", "a trajectory needs at least one waypoint");
-        return -1;
+        goto out;
     }
     if (n_points > TRAJ_MAX_POINTS) {
         ctl_set_err(err, "invalid_params",
                     "%d waypoints are more than the %d a trajectory may have", n_points,
                     TRAJ_MAX_POINTS);
-        return -1;
+        goto out;
     }
     int slot = free_slot(c, err);
-    if (slot < 0) return -1;
+    if (slot < 0) goto out;
     traj_state s;
     uint32_t after;
     plan_start(c, append, &s, &after);
-    if (traj_build(&c->plans[slot], &c->lim, &s, points, n_points, SAME_TOL, err)) return -1;
-    return submit_plan(c, slot, append, after, id, duration, err);
+    if (traj_build(&c->plans[slot], &c->lim, &s, points, n_points, SAME_TOL, err)) goto out;
+    rc = submit_plan(c, slot, append, after, ctl_reply_target(to, &w, &self), err);
+out:
+    return traj_finish(c, to, &w, rc, id, duration, err);
 }
 
 /* Builds a single move from the present desired state to q and hands it over. */
 int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
-                ctl_error *err)
+                const ctl_reply_to *to, ctl_error *err)
 {
+    ctl_waiter w;
+    ctl_reply_to self;
+    int rc = -1;
     if (!q) {
         ctl_set_err(err, "invalid_params", "move_to needs a target position");
-        return -1;
+        goto out;
     }
-    if (check_enabled(c, err)) return -1;
+    if (check_enabled(c, err)) goto out;
     int slot = free_slot(c, err);
-    if (slot < 0) return -1;
+    if (slot < 0) goto out;
     traj_state s;
     uint32_t after;
     plan_start(c, false, &s, &after);
-    if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, err)) return -1;
-    return submit_plan(c, slot, false, 0, id, duration_out, err);
+    if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, err)) goto out;
+    rc = submit_plan(c, slot, false, 0, ctl_reply_target(to, &w, &self), err);
+out:
+    return traj_finish(c, to, &w, rc, id, duration_out, err);
 }
 
 /* ============================================================ parameters and settings */
 
+/* True while a parameter block handed over has not been acknowledged: the inactive block may
+ * be the one about to become live, so it must not be written. */
+static bool params_busy(ctl *c, ctl_error *err)
+{
+    if (!c->params_seq || atomic_load_explicit(&c->acked, memory_order_acquire) >= c->params_seq)
+        return false;
+    ctl_set_err(err, "busy",
+                "the previous gain or configuration change is still being applied; "
+                "send this one again");
+    return true;
+}
+
 /* Fills the inactive parameter block from *p and *lim (NULL = the limits in use) and swaps it
- * in between two ticks. */
-static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_error *err)
+ * in between two ticks; the answer goes to entry e (or is given at once without a control
+ * thread). */
+static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_pending *e,
+                       ctl_error *err)
 {
     int act = atomic_load_explicit(&c->params_active, memory_order_acquire);
     int other = 1 - act;
@@ -262,35 +283,48 @@ static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_
     if (!ctl_thread_running(c)) {
         atomic_store_explicit(&c->params_active, other, memory_order_release);
         c->rt.law = p->law;
+        ctl_pending_answer(e, 0, NULL);
         return 0;
     }
     ctl_cmd m = new_cmd(CMD_PARAMS);
     m.slot = other;
-    return send_cmd(c, &m, err);
+    if (ctl_pending_send(c, e, &m, err)) return -1;
+    c->params_seq = m.seq;
+    return 0;
 }
 
-/* Checks that every given gain is finite and >= 0, then swaps in the changed gains. */
-int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, ctl_error *err)
+/* Checks that every given gain is finite and within the config loader's bounds, then swaps
+ * in the changed gains. */
+int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
+                  const ctl_reply_to *to, ctl_error *err)
 {
+    ctl_waiter w;
+    ctl_reply_to self;
+    int rc = -1;
     law_params p = *ctl_live_params(c);
     const double *v[3] = {kp, kd, ki};
     const char *nm[3] = {"kp", "kd", "ki"};
+    const double max[3] = {CTL_KP_MAX, CTL_KD_MAX, CTL_KI_MAX};
     for (int k = 0; k < 3; k++) {
         if (!v[k]) continue;
         for (int j = 0; j < c->n; j++) {
-            if (!isfinite(v[k][j]) || v[k][j] < 0) {
-                ctl_set_err(err, "invalid_params", "joint %s: %s = %g must be a finite number >= 0",
-                            p.name[j], nm[k], v[k][j]);
-                return -1;
+            if (!(v[k][j] >= 0 && v[k][j] <= max[k])) {
+                ctl_set_err(err, "invalid_params", "joint %s: %s = %g must be within [0, %g]",
+                            p.name[j], nm[k], v[k][j], max[k]);
+                goto out;
             }
         }
     }
+    if (params_busy(c, err)) goto out;
     for (int j = 0; j < c->n; j++) {
         if (kp) p.kp[j] = kp[j];
         if (kd) p.kd[j] = kd[j];
         if (ki) p.ki[j] = ki[j];
     }
-    return swap_params(c, &p, NULL, err);
+    ctl_pending *e = ctl_pending_new(c, DONE_PLAIN, ctl_reply_target(to, &w, &self), err);
+    if (e) rc = swap_params(c, &p, NULL, e, err);
+out:
+    return ctl_reply_finish(c, to, &w, rc, err);
 }
 
 /* Copies the gains in use (NULL = not wanted). */
@@ -305,51 +339,67 @@ void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
 }
 
 /* Checks the law is a known one, then switches (the control thread checks the state). */
-int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err)
+int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err)
 {
+    ctl_waiter w;
+    ctl_reply_to self;
+    const ctl_reply_to *dst = ctl_reply_target(to, &w, &self);
+    int rc = -1;
     if (law != CTRL_COMPUTED_TORQUE && law != CTRL_PD_GRAVITY && law != CTRL_GRAVITY_COMP) {
         ctl_set_err(err, "invalid_params", "unknown controller %d", (int)law);
-        return -1;
-    }
-    if (!ctl_thread_running(c)) {
+    } else if (!ctl_thread_running(c)) {
         c->rt.law = law;
-        return 0;
+        rc = answer_now(c, dst, err);
+    } else {
+        ctl_cmd m = new_cmd(CMD_CONTROLLER);
+        m.law = law;
+        rc = send_plain(c, &m, dst, err);
     }
-    ctl_cmd m = new_cmd(CMD_CONTROLLER);
-    m.law = law;
-    return send_cmd(c, &m, err);
+    return ctl_reply_finish(c, to, &w, rc, err);
 }
 
-/* Checks mass [kg] >= 0 and finite com [m] and inertia [kg m^2], then replaces the payload. */
-int ctl_payload_set(ctl *c, const dyn_payload *payload, ctl_error *err)
+/* Checks the payload against the config loader's bounds (every value finite), then replaces
+ * it. */
+int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, ctl_error *err)
 {
-    bool ok = isfinite(payload->mass) && payload->mass >= 0;
-    for (int i = 0; i < 3; i++) ok = ok && isfinite(payload->com[i]);
-    for (int i = 0; i < 6; i++) ok = ok && isfinite(payload->inertia[i]);
+    ctl_waiter w;
+    ctl_reply_to self;
+    const ctl_reply_to *dst = ctl_reply_target(to, &w, &self);
+    int rc = -1;
+    bool ok = payload->mass >= 0 && payload->mass <= CTL_PAYLOAD_MASS_MAX;
+    for (int i = 0; i < 3; i++) ok = ok && fabs(payload->com[i]) <= CTL_PAYLOAD_COM_MAX;
+    for (int i = 0; i < 6; i++) ok = ok && fabs(payload->inertia[i]) <= CTL_PAYLOAD_INERTIA_MAX;
     if (!ok) {
-        ctl_set_err(err, "invalid_params", "payload: mass must be >= 0 and every value finite");
-        return -1;
-    }
-    if (!ctl_thread_running(c)) {
+        ctl_set_err(err, "invalid_params",
+                    "payload: mass must be within [0, %g] kg, each com coordinate within %g m "
+                    "and each inertia value within %g kg m^2, all finite",
+                    CTL_PAYLOAD_MASS_MAX, CTL_PAYLOAD_COM_MAX, CTL_PAYLOAD_INERTIA_MAX);
+    } else if (!ctl_thread_running(c)) {
         dyn_set_payload(c->model, payload);
-        return 0;
+        rc = answer_now(c, dst, err);
+    } else {
+        ctl_cmd m = new_cmd(CMD_PAYLOAD);
+        m.payload = *payload;
+        rc = send_plain(c, &m, dst, err);
     }
-    ctl_cmd m = new_cmd(CMD_PAYLOAD);
-    m.payload = *payload;
-    return send_cmd(c, &m, err);
+    return ctl_reply_finish(c, to, &w, rc, err);
 }
 
 /* Compares with the running configuration (cfg_compare); only live keys changed: swaps in
- * the new law parameters and keeps the candidate as the running configuration. */
+ * the new law parameters; the candidate becomes the running configuration once the control
+ * thread has taken them (ctl_cmd_done). */
 int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
-               ctl_error *err)
+               const ctl_reply_to *to, ctl_error *err)
 {
-    char restart[512] = "";
-    char ch[1024] = "";
+    ctl_waiter w;
+    ctl_reply_to self;
+    const ctl_reply_to *dst = ctl_reply_target(to, &w, &self);
+    char restart[512] = "", ch[sizeof(((ctl_result *)0)->changed)] = "";
+    int rc = -1;
     if (changed && changed_len) changed[0] = 0;
     if (cfg_compare(&c->cfg, candidate, ch, sizeof ch, restart, sizeof restart)) {
         ctl_set_err(err, "restart_needed", "not reloaded: these keys need a restart: %s", restart);
-        return -1;
+        goto out;
     }
     for (int j = 0; j < candidate->n_joints; j++) {
         double cap = drv_torque_capacity(c->driver, j);
@@ -358,17 +408,81 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
                         "not reloaded: [joint %s] torque %g is more than its servos can deliver "
                         "at their Current Limit (%.4g)",
                         candidate->joint[j].name, candidate->joint[j].torque, cap);
-            return -1;
+            goto out;
         }
     }
-    if (changed && changed_len) snprintf(changed, changed_len, "%s", ch);
-    if (!ch[0]) return 0;
+    if (ch[0] && params_busy(c, err)) goto out;
+    ctl_pending *e = ctl_pending_new(c, DONE_RELOAD, dst, err);
+    if (!e) goto out;
+    snprintf(e->res.changed, sizeof e->res.changed, "%s", ch);
+    if (!ch[0]) { /* nothing to do */
+        ctl_pending_answer(e, 0, NULL);
+        rc = 0;
+        goto out;
+    }
+    e->cand = malloc(sizeof *e->cand);
+    if (!e->cand) {
+        ctl_set_err(err, "internal", "out of memory");
+        ctl_pending_drop(e);
+        goto out;
+    }
+    *e->cand = *candidate;
     law_params p;
     law_params_from_config(&p, candidate);
     traj_limits lim;
     traj_limits_from_config(&lim, candidate);
-    if (swap_params(c, &p, &lim, err)) return -1;
-    c->cfg = *candidate;
-    c->lim = lim;
-    return 0;
+    rc = swap_params(c, &p, &lim, e, err);
+out:
+    rc = ctl_reply_finish(c, to, &w, rc, err);
+    if (!to && rc == 0 && changed && changed_len)
+        snprintf(changed, changed_len, "%s", w.res.changed);
+    return rc;
+}
+
+/* ============================================================ the answers' main-thread part */
+
+/* An enable accepted: if a joint was enabled past its soft limit (accepted within
+ * following_error, e.g. an arm resting on its hard stop), move back inside the limits at the
+ * limits' pace instead of holding it pressed against the stop; that move's answer is the
+ * enable's. False when the move was sent. */
+static bool enable_done(ctl *c, ctl_pending *p)
+{
+    ctl_status st;
+    ctl_status_get(c, &st);
+    double q[CFG_MAX_JOINTS];
+    bool outside = false;
+    for (int j = 0; j < c->n; j++) {
+        const cfg_joint *J = &c->cfg.joint[j];
+        q[j] = fmin(fmax(st.q_des[j], J->lower), J->upper);
+        outside |= q[j] != st.q_des[j];
+    }
+    if (!outside) return true;
+    if (ctl_move_to(c, q, 0, NULL, NULL, &p->to, &p->err) == 0) return false;
+    p->rc = -1; /* the move was refused: say why */
+    return true;
+}
+
+bool ctl_cmd_done(ctl *c, ctl_pending *p)
+{
+    switch (p->kind) {
+    case DONE_PLAIN:
+        return true;
+    case DONE_ENABLE:
+        return p->rc == 0 ? enable_done(c, p) : true;
+    case DONE_TRAJ:
+        /* refused: the control thread gave the slot back; timed out: it still owns it */
+        if (p->rc == 0) {
+            c->tail_slot = p->slot;
+            c->tail_id = p->res.id;
+            c->tail_end = p->end;
+        }
+        return true;
+    case DONE_RELOAD:
+        if (p->rc == 0 && p->cand) {
+            c->cfg = *p->cand;
+            traj_limits_from_config(&c->lim, p->cand);
+        }
+        return true;
+    }
+    return true;
 }

@@ -6,7 +6,8 @@
  *
  * Files, one job each:
  *   control.c        main thread: create/start/stop/free, status/sample/event readers, liveness
- *   control_cmd.c    main thread: commands through the mailbox, plan building, gains, reload
+ *   control_cmd.c    main thread: the commands: checks, plan building, gains, reload
+ *   control_reply.c  main thread: outstanding answers, the mailbox, ctl_poll, waiting callers
  *   control_thread.c control thread: the tick loop and one tick, faults, estop, publishing
  *   control_apply.c  control thread: applying the mailbox commands
  *   control_motion.c control thread: following plans (queue, settling, cancel stop, path check)
@@ -28,8 +29,11 @@
 #include "daemon/ticktime.h"
 #include "daemon/trajectory.h"
 
-#define N_PLANS 6  /* plan slots: active + queued + one being built */
-#define N_ACKS  64 /* acknowledgement slots (by command seq) */
+#define N_PLANS   6  /* plan slots: active + queued + one being built */
+#define N_ACKS    64 /* acknowledgement slots (by command seq) ... */
+#define N_MAILBOX 64 /* ... and mailbox places: as many as answers may be outstanding */
+_Static_assert(CTL_MAX_PENDING <= N_ACKS && CTL_MAX_PENDING <= N_MAILBOX,
+               "an outstanding answer's acknowledgement slot is never reused");
 
 _Static_assert((int)SF_DISABLED == (int)CTL_DISABLED && (int)SF_ESTOP == (int)CTL_ESTOP,
                "safety states mirror ctl_state");
@@ -64,6 +68,32 @@ typedef struct {
     int rc;
     ctl_error err;
 } ctl_ack;
+
+/* What a command does on the main thread once its answer is in (control_cmd.c). */
+typedef enum {
+    DONE_PLAIN,  /* nothing: pass the answer on */
+    DONE_ENABLE, /* enabled past a soft limit: move back inside first */
+    DONE_TRAJ,   /* a plan handed over: the tail for appends, or the slot back */
+    DONE_RELOAD  /* the new configuration becomes the running one */
+} done_kind;
+
+/* An outstanding answer (main thread only). */
+typedef struct {
+    bool used;
+    uint64_t seq;        /* the command's; 0 = answered without the control thread */
+    int64_t deadline_ns; /* CLOCK_MONOTONIC: a "timeout" answer after it */
+    done_kind kind;
+    ctl_reply_to to;
+    int rc; /* seq == 0: the answer */
+    ctl_error err;
+    ctl_result res;
+    /* DONE_TRAJ */
+    int slot;
+    bool append;
+    traj_state end;
+    /* DONE_RELOAD: the candidate (malloc'd) and its trajectory limits */
+    armd_config *cand;
+} ctl_pending;
 
 /* What the status seqlock carries: the public status plus the desired acceleration (the
  * anchor of a new trajectory). */
@@ -117,6 +147,7 @@ struct ctl {
     armd_config cfg;
     traj_limits lim;
     uint64_t cmd_seq;
+    uint64_t params_seq; /* the last CMD_PARAMS sent: no other until it is acknowledged */
     uint32_t next_id;
     int tail_slot; /* last plan handed over, for append */
     uint32_t tail_id;
@@ -126,6 +157,7 @@ struct ctl {
     struct timespec seen_when; /* ... and when it last saw the counter move */
     bool started, stopped;
     pthread_t thread;
+    ctl_pending pending[CTL_MAX_PENDING];
     /* shared */
     int n;
     double period;
@@ -136,6 +168,7 @@ struct ctl {
     hf_mailbox cmds;
     ctl_ack acks[N_ACKS];
     _Atomic uint64_t acked;
+    int notify_fd; /* eventfd the control thread bumps after acknowledging (-1 = none) */
     _Atomic int estop_request, stop_request, go, exited, stall_request;
     char stall_reason[160];
     hf_seqlock status;
@@ -236,6 +269,38 @@ void ctl_torque_off(ctl *c);
 void ctl_fault(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Emergency stop: torque off, motion ends, state estop. */
 void ctl_estop_now(ctl *c);
+
+/* ------------------------------------------------------------------------ control_reply.c */
+
+/* A free entry for an answer of the given kind to `to`, or NULL with err "busy". */
+ctl_pending *ctl_pending_new(ctl *c, done_kind kind, const ctl_reply_to *to, ctl_error *err);
+/* Gives an entry back unanswered (the command was refused before it was sent). */
+void ctl_pending_drop(ctl_pending *p);
+/* Sends m for entry p; -1 with err (and p dropped) when no control thread runs or the
+ * mailbox is full. */
+int ctl_pending_send(ctl *c, ctl_pending *p, ctl_cmd *m, ctl_error *err);
+/* Answers entry p now, without the control thread (delivered by the next ctl_poll). */
+void ctl_pending_answer(ctl_pending *p, int rc, const ctl_error *err);
+
+/* A caller that passed no reply_to waits on one of these. */
+typedef struct {
+    bool done;
+    int rc;
+    ctl_error err;
+    ctl_result res;
+} ctl_waiter;
+/* to, or (to == NULL) a reply_to that fills *w. */
+const ctl_reply_to *ctl_reply_target(const ctl_reply_to *to, ctl_waiter *w, ctl_reply_to *self);
+/* The command's return value: rc itself when to != NULL or rc != 0; else waits for *w's
+ * answer (polling) and returns it with *err. */
+int ctl_reply_finish(ctl *c, const ctl_reply_to *to, ctl_waiter *w, int rc, ctl_error *err);
+
+/* -------------------------------------------------------------------------- control_cmd.c */
+
+/* The main thread's part of an answer that came in (control_cmd.c): the tail for appends,
+ * the running configuration, the follow-up move of an enable. False when the answer is not to
+ * be delivered yet (a follow-up command will deliver it). */
+bool ctl_cmd_done(ctl *c, ctl_pending *p);
 
 /* ------------------------------------------------------------------------ control_apply.c */
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "daemon/control_internal.h"
 #include "daemon/rt.h"
@@ -383,7 +384,14 @@ static void tick(ctl *c, double dt)
     write_torque(c, p, t2);
     tt_add(&c->write, ctl_mono_ns() - t2);
     ctl_publish(c);
-    if (acked) atomic_store_explicit(&c->acked, acked, memory_order_release);
+    if (acked) {
+        atomic_store_explicit(&c->acked, acked, memory_order_release);
+        /* wake the main loop: a non-blocking eventfd write (EAGAIN only if it is readable
+         * already); the main loop also polls on a timer */
+        uint64_t one = 1;
+        ssize_t w = write(c->notify_fd, &one, sizeof one);
+        (void)w;
+    }
 }
 
 /* The control thread: waits for go, then ticks on absolute deadlines (counting skipped

@@ -103,7 +103,19 @@ typedef struct {
     int health_ticks;
     double health_period;
     char last_status[256];
+    ctl_reply_to reload_to; /* where the reload in flight answers (one at a time) */
 } armd;
+
+/* A reload's answer from the control thread: logged, then passed on. */
+static void reload_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
+{
+    armd *a = ctx;
+    if (rc == 0)
+        log_notice("reload: %s", res->changed[0] ? res->changed : "nothing changed");
+    else
+        log_err("reload refused: %s", err->message);
+    if (a->reload_to.fn) a->reload_to.fn(a->reload_to.ctx, rc, err, res);
+}
 
 /* Logs every report line at its priority, then the one-line summary. */
 static void log_report(const cfg_report *rep, const char *path)
@@ -126,8 +138,9 @@ static void apply_overrides(const armd *a, armd_config *cfg)
 }
 
 /* Reload (SIGHUP and the socket's "reload"): parse and validate the file off the real-time
- * path, then let the control thread switch the live keys between two ticks. */
-static int do_reload(void *ctx, char *changed, size_t changed_len, ctl_error *err)
+ * path, then hand the live keys to the control thread, which switches them between two ticks;
+ * the answer goes to `to` (and to the log). -1 with err when refused at once. */
+static int do_reload(void *ctx, const ctl_reply_to *to, ctl_error *err)
 {
     armd *a = ctx;
     armd_config *cand = calloc(1, sizeof *cand);
@@ -149,12 +162,11 @@ static int do_reload(void *ctx, char *changed, size_t changed_len, ctl_error *er
                  errors, a->config_path, rep.n_lines ? rep.lines[0] : "?");
     } else {
         apply_overrides(a, cand);
-        rc = ctl_reload(a->c, cand, changed, changed_len, err);
+        a->reload_to = *to;
+        ctl_reply_to mine = {reload_done, a};
+        rc = ctl_reload(a->c, cand, NULL, 0, &mine, err);
     }
-    if (rc == 0)
-        log_notice("reload: %s", changed[0] ? changed : "nothing changed");
-    else
-        log_err("reload refused: %s", err->message);
+    if (rc) log_err("reload refused: %s", err->message);
     cfg_report_free(&rep);
     free(cand);
     return rc;
@@ -236,6 +248,13 @@ static void health_cb(struct ev_loop *loop, ev_timer *w, int revents)
     }
 }
 
+/* SIGHUP's reload has its answer: tell systemd the reload is over. */
+static void sighup_reloaded(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
+{
+    (void)ctx, (void)rc, (void)err, (void)res; /* reload_done logged it */
+    sd_notify(0, "READY=1");
+}
+
 static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
     (void)loop;
@@ -243,10 +262,9 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
     armd *a = w->data;
     log_notice("SIGHUP: reloading %s", a->config_path);
     sd_notify(0, "RELOADING=1");
-    char changed[2048] = "";
     ctl_error err;
-    do_reload(a, changed, sizeof changed, &err);
-    sd_notify(0, "READY=1");
+    ctl_reply_to to = {sighup_reloaded, a};
+    if (do_reload(a, &to, &err)) sd_notify(0, "READY=1");
 }
 
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)

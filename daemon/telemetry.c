@@ -18,6 +18,8 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz)
         return 0;
     }
     double loop_hz = ctl_config(s->c)->rate_hz;
+    if (!(rate_hz <= loop_hz)) rate_hz = loop_hz; /* NaN too */
+    if (rate_hz < 1) rate_hz = 1;                 /* a decimation of 0 would divide by 0 */
     double d = floor(loop_hz / rate_hz + 0.5);
     cl->decimation = d < 1 ? 1 : (unsigned)d;
     if (!cl->subscribed) {

@@ -31,7 +31,7 @@ def main(args):
         time.sleep(0.5)
         st = c.call("status")
         check(st["state"] == "estop", "state after estop: %s" % st["state"])
-        truth = rig.read_truth()
+        truth = rig.read_truth(cover=time.monotonic())
         d = enable_clock_offset(rec, truth)
         held = rows_between(truth, t_before + d - 0.2, t_before + d)
         after = rows_between(truth, t_after + d + ESTOP_WITHIN, t_after + d + 0.4)

@@ -145,6 +145,7 @@ class Rig:
         self.truth = os.path.join(self.dir, "truth.csv")
         self.sock = os.path.join(self.dir, "armd.sock")
         self.sim = None
+        self.sim_ready = None
         self.armd = None
         self.sim_args = list(sim_args)
 
@@ -175,6 +176,7 @@ class Rig:
         while time.time() < deadline:
             text = open(os.path.join(self.dir, "armsim.log"), errors="replace").read()
             if "ready" in text and os.path.exists(self.link):
+                self.sim_ready = time.monotonic()  # truth time >= time.monotonic() - this
                 return
             check(self.sim.poll() is None, "armsim exited early:\n" + text)
             time.sleep(0.05)
@@ -233,9 +235,20 @@ class Rig:
             pass
         self.stop_sim()
 
-    def read_truth(self):
-        """Rows of armsim's truth file: (t, q[n], qd[n], tau[n])."""
-        return read_truth(self.truth)
+    def read_truth(self, cover=None):
+        """Rows of armsim's truth file: (t, q[n], qd[n], tau[n]). armsim writes them from a
+        ring a little behind (far behind on a loaded machine); with cover (a time.monotonic()
+        instant, e.g. now) the file is read again until its rows reach that instant, at most
+        20 s (armsim's time runs from before its ready line, minus what it had to skip)."""
+        rows = read_truth(self.truth)
+        if cover is None:
+            return rows
+        want = cover - self.sim_ready - 0.06  # 60 ms: skipped time, scheduling
+        deadline = time.monotonic() + 20
+        while (not rows or rows[-1][0] < want) and time.monotonic() < deadline:
+            time.sleep(0.05)
+            rows = read_truth(self.truth)
+        return rows
 
 
 def read_truth(path):

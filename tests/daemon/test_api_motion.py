@@ -11,6 +11,7 @@ sides of each. The true acceleration is judged in a window around each splice (m
 truth by the enable instant), so that what is measured is the splice, not a late tick caused by
 a loaded machine at some other moment."""
 import bisect
+import time
 
 from test_api_lib import Recorder, Rig, check, enable_clock_offset, event, run, truth_times
 
@@ -87,7 +88,7 @@ def main(args):
 
         # the truth: acceleration over 5 ms stays within 2 x the limit around the replace and
         # append splices (no jump)
-        rig_truth = rig.read_truth()
+        rig_truth = rig.read_truth(cover=time.monotonic())
         d = enable_clock_offset(rec, rig_truth)
         times = truth_times(rig_truth)
         for name in ("replace", "append"):

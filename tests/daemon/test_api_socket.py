@@ -74,6 +74,10 @@ def main(args):
                      "invalid_params", ["points"])
         expect_error(c, b'{"id": 7, "method": "subscribe", "params": {"rate_hz": -1}}\n',
                      "invalid_params", ["rate_hz"])
+        expect_error(c, b'{"id": 8, "method": "subscribe", "params": {"rate_hz": 1e-300}}\n',
+                     "invalid_params", ["rate_hz"])  # a decimation of 0 once killed armd
+        expect_error(c, b'{"id": 9, "method": "subscribe", "params": {"rate_hz": 100000}}\n',
+                     "invalid_params", ["rate_hz", "loop rate"])
         # a request without id gets no reply: the next reply belongs to the next request
         c.send_raw(b'{"method": "status"}\n')
         check(c.call("status")["state"] == "disabled", "the arm must start disabled")
@@ -118,20 +122,29 @@ def main(args):
         print("300 connects/disconnects: ok, back to %d client %.2f s later (%d refused while "
               "over max_clients)" % (base_clients, took, refused))
 
-        # max_clients
-        extra = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(info["max_clients"])]
+        # max_clients, then the operator slot (estop, status and disable only), then refused
+        extra = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                 for _ in range(info["max_clients"] + 1)]
         for s in extra:
             s.connect(rig.sock)
-        # this test's connection + max_clients - 1 of the extra ones; the last one refused
-        wait_clients(c, info["max_clients"], 5.0, "max_clients")
+        # this test's connection + max_clients - 1 extra ones + the operator; the last refused
+        wait_clients(c, info["max_clients"] + 1, 5.0, "max_clients and the operator slot")
         s = extra[-1]
         s.settimeout(5)
         data = s.recv(4096)
-        check(b"too_many_clients" in data, "client over max_clients not refused: %r" % data)
+        check(b"too_many_clients" in data, "client over the operator slot not refused: %r" % data)
+        op = Client.__new__(Client)  # the operator connection, already open
+        op.sock, op.buf, op.next_id, op.notes = extra[-2], b"", 0, []
+        op.sock.settimeout(5)
+        m = op.call_full("enable")
+        check(m.get("error", {}).get("code") == "restricted",
+              "the operator slot accepted enable: %s" % m)
+        check(op.call("status")["state"] == "disabled", "the operator slot cannot read status")
         for s in extra:
             s.close()
         wait_clients(c, base_clients, 5.0, "closing the extra clients")
-        print("max_clients = %d enforced" % info["max_clients"])
+        print("max_clients = %d enforced, one operator connection above it (status, estop, "
+              "disable only)" % info["max_clients"])
 
         # a subscriber that never reads is dropped once its output has not moved for
         # stall_timeout (default 2 s); the others are served; the control loop ticks on,
@@ -148,7 +161,8 @@ def main(args):
         lazy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         lazy.connect(rig.sock)
-        lazy.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": 100000}}\n')
+        lazy.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": %d}}\n' %
+                     int(info["rate_hz"]))
         wait_clients(c, base_clients + 1, 5.0, "the never-reading subscriber connecting")
         dropped = False
         while time.monotonic() - t0 < 60:

@@ -70,7 +70,7 @@ def main(args):
         enable_rec.collect(2.0)
         enable_rec.client.close()
         # drift in the truth over the holding period
-        truth = rig.read_truth()
+        truth = rig.read_truth(cover=time.monotonic())
         check(len(truth) > 1000, "armsim's truth file is nearly empty")
         last = truth[-1][1]
         drift = max(abs(a - b) for a, b in zip(last, q0))
@@ -82,7 +82,7 @@ def main(args):
         samples, t0, t1, result, st = run_trajectory(rig, c, points, "computed_torque")
         check(result == "done", "computed_torque trajectory did not finish: " + result)
         check(st["state"] == "holding", "not holding after the trajectory: %s" % st["state"])
-        rig_truth = rig.read_truth()
+        rig_truth = rig.read_truth(cover=time.monotonic())
         d = enable_clock_offset(enable_rec, rig_truth)
         d_fit = align_offset(samples, rig_truth)
         print("clocks: truth = armd + %.4f s from the enable instant; fitted on q: %+.2f ms from "
@@ -109,7 +109,8 @@ def main(args):
         # friction against a pure PD); its tracking over the trajectory is still measured
         check(st["state"] == "holding" and result != "not finished",
               "pd_gravity trajectory: %s, state %s, fault %s" % (result, st["state"], st["fault"]))
-        rms_pd, max_pd, _ = tracking_errors(samples, rig.read_truth(), t0, t1, d)
+        rms_pd, max_pd, _ = tracking_errors(samples, rig.read_truth(cover=time.monotonic()), t0,
+                                            t1, d)
         for j, name in enumerate(names):
             print("  %-10s rms %.5f  max %.5f rad" % (name, rms_pd[j], max_pd[j]))
         ct = sum(rms_ct) / len(rms_ct)

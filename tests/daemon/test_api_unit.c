@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -25,6 +26,15 @@
 #include "daemon/api_internal.h"
 
 /* ------------------------------------------------------------------ fake control thread */
+/* Commands are answered the way the real one does it: later, from ctl_poll(), through the
+ * caller's reply_to (held back while hold_answers is set), with an eventfd to wake the loop. */
+typedef struct {
+    ctl_reply_to to;
+    int rc;
+    ctl_error err;
+    ctl_result res;
+} fake_answer;
+
 struct ctl {
     armd_config cfg;
     ctl_state state;
@@ -34,10 +44,51 @@ struct ctl {
     double last_q0[CFG_MAX_JOINTS];
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
     uint64_t events;
-    int stats_resets;
+    int stats_resets, estops;
+    fake_answer answers[CTL_MAX_PENDING];
+    int n_answers;
+    bool hold_answers;
+    int notify_fd;
 };
 
 static struct ctl fake;
+
+/* Queues an answer (rc 0, or -1 with code and message) for to; wakes the loop. */
+static int answer(ctl *c, const ctl_reply_to *to, int rc, const char *code, const char *msg,
+                  const ctl_result *res)
+{
+    assert_non_null(to); /* the API never waits */
+    assert_true(c->n_answers < CTL_MAX_PENDING);
+    fake_answer *a = &c->answers[c->n_answers++];
+    memset(a, 0, sizeof *a);
+    a->to = *to;
+    a->rc = rc;
+    if (rc) {
+        snprintf(a->err.code, sizeof a->err.code, "%s", code);
+        snprintf(a->err.message, sizeof a->err.message, "%s", msg);
+    }
+    if (res) a->res = *res;
+    uint64_t one = 1;
+    assert_int_equal(write(c->notify_fd, &one, sizeof one), (ssize_t)sizeof one);
+    return 0;
+}
+
+void ctl_poll(ctl *c)
+{
+    uint64_t n;
+    ssize_t r = read(c->notify_fd, &n, sizeof n);
+    (void)r;
+    while (!c->hold_answers && c->n_answers > 0) {
+        fake_answer a = c->answers[0];
+        memmove(c->answers, c->answers + 1, sizeof(fake_answer) * (size_t)--c->n_answers);
+        a.to.fn(a.to.ctx, a.rc, a.rc ? &a.err : NULL, &a.res);
+    }
+}
+
+int ctl_notify_fd(ctl *c)
+{
+    return c->notify_fd;
+}
 
 const char *ctl_state_name(ctl_state s)
 {
@@ -48,65 +99,63 @@ bool ctl_alive(ctl *c)
 {
     return c != NULL;
 }
-int ctl_enable(ctl *c, ctl_error *err)
+int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->state = CTL_HOLDING;
     c->events++;
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_disable(ctl *c, ctl_error *err)
+int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->state = CTL_DISABLED;
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_hold(ctl *c, ctl_error *err)
+int ctl_hold(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    if (c->state == CTL_DISABLED) {
-        snprintf(err->code, sizeof err->code, "bad_state");
-        snprintf(err->message, sizeof err->message, "the arm is disabled");
-        return -1;
-    }
-    return 0;
+    (void)err;
+    if (c->state == CTL_DISABLED) /* refused by the control thread: an answer, later */
+        return answer(c, to, -1, "bad_state", "the arm is disabled", NULL);
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_estop(ctl *c, ctl_error *err)
+int ctl_estop(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->state = CTL_ESTOP;
-    return 0;
+    c->estops++;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_reset(ctl *c, ctl_error *err)
+int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->state = CTL_DISABLED;
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_cancel(ctl *c, ctl_error *err)
+int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
-    return ctl_hold(c, err);
+    return ctl_hold(c, to, err);
 }
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
-                   double *duration, ctl_error *err)
+                   double *duration, const ctl_reply_to *to, ctl_error *err)
 {
-    (void)err;
+    (void)err, (void)id, (void)duration;
     c->last_points = n_points;
     c->last_append = append;
     memcpy(c->last_q0, points[0].q, sizeof c->last_q0);
-    *id = 7;
-    *duration = points[n_points - 1].t;
-    return 0;
+    ctl_result res = {.id = 7, .duration = points[n_points - 1].t};
+    return answer(c, to, 0, NULL, NULL, &res);
 }
 int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
-                ctl_error *err)
+                const ctl_reply_to *to, ctl_error *err)
 {
-    (void)err;
+    (void)err, (void)id, (void)duration_out;
     memcpy(c->last_q0, q, sizeof(double) * (size_t)c->cfg.n_joints);
-    *id = 8;
-    *duration_out = duration > 0 ? duration : 1.5;
-    return 0;
+    ctl_result res = {.id = 8, .duration = duration > 0 ? duration : 1.5};
+    return answer(c, to, 0, NULL, NULL, &res);
 }
-int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, ctl_error *err)
+int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
+                  const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     for (int i = 0; i < c->cfg.n_joints; i++) {
@@ -114,7 +163,7 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki, 
         if (kd) c->kd[i] = kd[i];
         if (ki) c->ki[i] = ki[i];
     }
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
 {
@@ -122,17 +171,17 @@ void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
     memcpy(kd, c->kd, sizeof c->kd);
     memcpy(ki, c->ki, sizeof c->ki);
 }
-int ctl_controller_set(ctl *c, cfg_controller law, ctl_error *err)
+int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->cfg.controller = law;
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
-int ctl_stats_reset(ctl *c, ctl_error *err)
+int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
 {
     (void)err;
     c->stats_resets++;
-    return 0;
+    return answer(c, to, 0, NULL, NULL, NULL);
 }
 void ctl_status_get(ctl *c, ctl_status *out)
 {
@@ -181,12 +230,13 @@ static struct ev_loop *loop;
 static api_server *srv;
 static char sock_path[108];
 
-static int fake_reload(void *ctx, char *changed, size_t len, ctl_error *err)
+static int fake_reload(void *ctx, const ctl_reply_to *to, ctl_error *err)
 {
     (void)ctx;
     (void)err;
-    snprintf(changed, len, "[joint a] kp");
-    return 0;
+    ctl_result res = {0};
+    snprintf(res.changed, sizeof res.changed, "[joint a] kp");
+    return answer(&fake, to, 0, NULL, NULL, &res);
 }
 
 static double opt_idle_timeout, opt_stall_timeout; /* 0 = api defaults */
@@ -195,6 +245,8 @@ static int setup(void **state)
 {
     (void)state;
     memset(&fake, 0, sizeof fake);
+    fake.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    assert_true(fake.notify_fd >= 0);
     fake.cfg.n_joints = 2;
     fake.cfg.rate_hz = 1000;
     snprintf(fake.cfg.name, sizeof fake.cfg.name, "fake");
@@ -230,6 +282,7 @@ static int teardown(void **state)
     (void)state;
     api_close(srv);
     ev_loop_destroy(loop);
+    close(fake.notify_fd);
     assert_int_equal(access(sock_path, F_OK), -1); /* socket file removed */
     return 0;
 }
@@ -424,8 +477,23 @@ static void test_max_clients_and_churn(void **state)
     assert_int_equal(api_client_count(srv), 0);
     int fds[4];
     for (int i = 0; i < 4; i++) fds[i] = connect_client();
+    /* max_clients (4) reached: the next one gets the operator slot ... */
+    int op = connect_client();
+    json_t *r = request(op, "{\"id\": 1, \"method\": \"enable\"}");
+    assert_string_equal(error_code(r), "restricted");
+    assert_non_null(strstr(error_message(r), "estop, status and disable"));
+    json_decref(r);
+    r = request(op, "{\"id\": 2, \"method\": \"status\"}");
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    r = request(op, "{\"id\": 3, \"method\": \"estop\"}");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "state")),
+                        "estop");
+    assert_int_equal(fake.estops, 1);
+    json_decref(r);
+    /* ... and the one after that is refused */
     int extra = connect_client();
-    json_t *r = read_line(extra);
+    r = read_line(extra);
     assert_string_equal(error_code(r), "too_many_clients");
     json_decref(r);
     assert_null(read_line(extra));
@@ -434,6 +502,62 @@ static void test_max_clients_and_churn(void **state)
     assert_non_null(json_object_get(r, "result"));
     json_decref(r);
     for (int i = 0; i < 4; i++) close(fds[i]);
+    close(op);
+}
+
+/* A command's reply comes with the control thread's answer; meanwhile that client's next
+ * request waits (replies keep the order of requests) and the other clients are served. */
+static void test_waiting_client_keeps_order_others_served(void **state)
+{
+    (void)state;
+    int a = connect_client(), b = connect_client();
+    fake.hold_answers = true;
+    const char *two = "{\"id\": 1, \"method\": \"enable\"}\n{\"id\": 2, \"method\": \"status\"}\n";
+    send_all(a, two, strlen(two));
+    json_t *r = request(b, "{\"id\": 9, \"method\": \"status\"}");
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 9);
+    json_decref(r);
+    struct pollfd p = {a, POLLIN, 0};
+    for (int i = 0; i < 50; i++) ev_run(loop, EVRUN_NOWAIT);
+    assert_int_equal(poll(&p, 1, 20), 0); /* nothing for a while the answer is held */
+    fake.hold_answers = false;
+    r = read_line(a);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "state")),
+                        "holding");
+    json_decref(r);
+    r = read_line(a);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 2);
+    json_decref(r);
+    close(a);
+    close(b);
+}
+
+/* A client that sends 2000 requests in one write gets a few run per loop iteration: another
+ * client's request is answered long before the flood is through. */
+static void test_flood_does_not_hold_others_up(void **state)
+{
+    (void)state;
+    int flood = connect_client(), other = connect_client();
+    static char big[2000 * 40];
+    size_t len = 0;
+    for (int i = 0; i < 2000; i++)
+        len += (size_t)snprintf(big + len, sizeof big - len,
+                                "{\"id\": %d, \"method\": \"status\"}\n", i);
+    send_all(flood, big, len);
+    json_t *r = request(other, "{\"id\": \"me\", \"method\": \"status\"}");
+    assert_string_equal(json_string_value(json_object_get(r, "id")), "me");
+    json_decref(r);
+    /* count the flooder's replies so far */
+    int replies = 0;
+    char buf[65536];
+    ssize_t k;
+    while ((k = recv(flood, buf, sizeof buf, MSG_DONTWAIT)) > 0)
+        for (ssize_t j = 0; j < k; j++) replies += buf[j] == '\n';
+    printf("the other client was answered after %d of the flooder's 2000 requests\n", replies);
+    assert_true(replies < 200);
+    close(flood);
+    close(other);
 }
 
 static void test_subscriber_that_never_reads_is_dropped(void **state)
@@ -548,6 +672,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_clients_and_churn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_waiting_client_keeps_order_others_served, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_flood_does_not_hold_others_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subscriber_that_never_reads_is_dropped, setup,
                                         teardown),
     };

@@ -260,10 +260,10 @@ int main(int argc, char **argv)
     uint32_t id;
     double dur;
     double goal[CFG_MAX_JOINTS];
-    CHECK(ctl_move_to(c, goal, 0, &id, &dur, &e) == -1 && strcmp(e.code, "bad_state") == 0,
+    CHECK(ctl_move_to(c, goal, 0, &id, &dur, NULL, &e) == -1 && strcmp(e.code, "bad_state") == 0,
           "move while disabled refused (%s)", e.code);
     ctl_samples_read(c, &scur, NULL, 0); /* samples from now on */
-    CHECK(ctl_enable(c, &e) == 0, "enable: %s", e.message);
+    CHECK(ctl_enable(c, NULL, &e) == 0, "enable: %s", e.message);
     ctl_status_get(c, &st);
     CHECK(st.state == CTL_HOLDING, "holding after enable (%s)", ctl_state_name(st.state));
     double q0[CFG_MAX_JOINTS];
@@ -289,7 +289,7 @@ int main(int argc, char **argv)
     /* a minimum-time move */
     for (int j = 0; j < 6; j++) goal[j] = q0[j] + (j < 3 ? 0.3 : 0.2);
     track_error(c, &scur);
-    CHECK(ctl_move_to(c, goal, 0, &id, &dur, &e) == 0, "move_to: %s", e.message);
+    CHECK(ctl_move_to(c, goal, 0, &id, &dur, NULL, &e) == 0, "move_to: %s", e.message);
     printf("move_to: id %u, minimum duration %.3f s\n", id, dur);
     char text[160] = "";
     CHECK(wait_done(c, &ecur, id, dur + 3, text), "move done event");
@@ -306,13 +306,13 @@ int main(int argc, char **argv)
         for (int j = 0; j < 6; j++) w[i].q[j] = goal[j] + 0.15 * sin(i + 1 + j);
     }
     uint32_t id1, id2;
-    CHECK(ctl_trajectory(c, w, 3, false, &id1, &dur, &e) == 0, "trajectory: %s", e.message);
+    CHECK(ctl_trajectory(c, w, 3, false, &id1, &dur, NULL, &e) == 0, "trajectory: %s", e.message);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 6; j++) w[i].q[j] = goal[j] - 0.1 * cos(i + j);
-    CHECK(ctl_trajectory(c, w, 3, true, &id2, &dur, &e) == 0, "append: %s", e.message);
+    CHECK(ctl_trajectory(c, w, 3, true, &id2, &dur, NULL, &e) == 0, "append: %s", e.message);
     CHECK(wait_done(c, &ecur, id1, 4, text) && strcmp(text, "done") == 0, "first done '%s'", text);
     sleep_s(0.5);
-    CHECK(ctl_cancel(c, &e) == 0, "cancel: %s", e.message);
+    CHECK(ctl_cancel(c, NULL, &e) == 0, "cancel: %s", e.message);
     CHECK(wait_done(c, &ecur, id2, 3, text) && strcmp(text, "cancelled") == 0,
           "second cancelled '%s'", text);
     worst = track_error(c, &scur);
@@ -324,11 +324,11 @@ int main(int argc, char **argv)
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
     ctl_gains_get(c, kp, kd, ki);
     kp[0] *= 0.5;
-    CHECK(ctl_gains_set(c, kp, NULL, NULL, &e) == 0, "gains.set: %s", e.message);
+    CHECK(ctl_gains_set(c, kp, NULL, NULL, NULL, &e) == 0, "gains.set: %s", e.message);
     double kp2[CFG_MAX_JOINTS];
     ctl_gains_get(c, kp2, NULL, NULL);
     CHECK(kp2[0] == kp[0], "gain applied");
-    CHECK(ctl_controller_set(c, CTRL_PD_GRAVITY, &e) == 0, "controller.set: %s", e.message);
+    CHECK(ctl_controller_set(c, CTRL_PD_GRAVITY, NULL, &e) == 0, "controller.set: %s", e.message);
     wait_ticks(c, 300);
     ctl_status_get(c, &st);
     CHECK(st.controller == CTRL_PD_GRAVITY, "law switched");
@@ -338,19 +338,19 @@ int main(int argc, char **argv)
     cand = *ctl_config(c);
     cand.joint[1].kp *= 0.8;
     char changed[512];
-    CHECK(ctl_reload(c, &cand, changed, sizeof changed, &e) == 0, "reload: %s", e.message);
+    CHECK(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e) == 0, "reload: %s", e.message);
     printf("reload changed: %s\n", changed);
     CHECK(strstr(changed, "kp") != NULL, "reload names kp ('%s')", changed);
     ctl_gains_get(c, kp2, NULL, NULL);
     CHECK(kp2[1] == cand.joint[1].kp, "reloaded gain live");
     CHECK(kp2[0] == cand.joint[0].kp, "run-time gains replaced by the file's at reload");
     cand.n_joints = 5;
-    CHECK(ctl_reload(c, &cand, changed, sizeof changed, &e) == -1 &&
+    CHECK(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e) == -1 &&
               strcmp(e.code, "restart_needed") == 0,
           "joint count change refused (%s: %s)", e.code, e.message);
     printf("reload refused: %s\n", e.message);
     dyn_payload pl = {.mass = 1.0, .com = {0, 0, 0.05}, .inertia = {1e-3, 0, 0, 1e-3, 0, 1e-3}};
-    CHECK(ctl_payload_set(c, &pl, &e) == 0, "payload: %s", e.message);
+    CHECK(ctl_payload_set(c, &pl, NULL, &e) == 0, "payload: %s", e.message);
     wait_ticks(c, 200);
 
     uint64_t allocs1 = atomic_load(&other_thread_allocs);
@@ -375,17 +375,19 @@ int main(int argc, char **argv)
     CHECK(st.ticks > 1000, "ticks counted");
 
     /* estop: torque zero at once, then reset -> disabled, enable again */
-    CHECK(ctl_estop(c, &e) == 0, "estop: %s", e.message);
+    CHECK(ctl_estop(c, NULL, &e) == 0, "estop: %s", e.message);
     ctl_status_get(c, &st);
     CHECK(st.state == CTL_ESTOP, "estop state (%s)", ctl_state_name(st.state));
     for (int j = 0; j < 6; j++)
         CHECK(st.tau[j] == 0, "zero torque in estop (j%d %g)", j, st.tau[j]);
-    CHECK(ctl_enable(c, &e) == -1 && strcmp(e.code, "bad_state") == 0, "enable refused in estop");
-    CHECK(ctl_reset(c, &e) == 0, "reset: %s", e.message);
+    CHECK(ctl_enable(c, NULL, &e) == -1 && strcmp(e.code, "bad_state") == 0,
+          "enable refused in estop");
+    CHECK(ctl_reset(c, NULL, &e) == 0, "reset: %s", e.message);
     ctl_status_get(c, &st);
     CHECK(st.state == CTL_DISABLED, "disabled after reset (%s)", ctl_state_name(st.state));
-    CHECK(ctl_controller_set(c, CTRL_COMPUTED_TORQUE, &e) == 0, "controller.set: %s", e.message);
-    CHECK(ctl_enable(c, &e) == 0, "enable again: %s", e.message);
+    CHECK(ctl_controller_set(c, CTRL_COMPUTED_TORQUE, NULL, &e) == 0, "controller.set: %s",
+          e.message);
+    CHECK(ctl_enable(c, NULL, &e) == 0, "enable again: %s", e.message);
     wait_ticks(c, 100);
 
     /* the device vanishes while holding: fault after max_failed_reads, torque zero */

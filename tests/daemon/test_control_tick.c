@@ -160,7 +160,7 @@ static void wait_ticks(ctl *c, uint64_t n)
 static void enable(ctl *c)
 {
     ctl_error e;
-    assert_int_equal(ctl_enable(c, &e), 0);
+    assert_int_equal(ctl_enable(c, NULL, &e), 0);
     assert_int_equal(status(c).state, CTL_HOLDING);
 }
 
@@ -217,7 +217,7 @@ static int reload_kp(ctl *c, double kp, ctl_error *e)
     cand = *ctl_config(c);
     cand.joint[1].kp = kp;
     char changed[256];
-    return ctl_reload(c, &cand, changed, sizeof changed, e);
+    return ctl_reload(c, &cand, changed, sizeof changed, NULL, e);
 }
 
 static void nonfinite_gain_faults_naming_it(void **state)
@@ -253,7 +253,7 @@ static void nonfinite_torque_is_a_fault_not_a_zero(void **state)
     }
     ctl_error e;
     char changed[256];
-    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, &e), 0);
+    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e), 0);
     atomic_store(&fake.q[0], -2.0);
     ctl_status st = wait_state(c, CTL_FAULT, 1.0);
     assert_int_equal(st.state, CTL_FAULT);
@@ -272,20 +272,20 @@ static void reload_switches_law_only_while_holding(void **state)
     double q[CFG_MAX_JOINTS] = {0.02, -0.02};
     uint32_t id;
     double dur;
-    assert_int_equal(ctl_move_to(c, q, 1.0, &id, &dur, &e), 0);
+    assert_int_equal(ctl_move_to(c, q, 1.0, &id, &dur, NULL, &e), 0);
     static armd_config cand;
     cand = *ctl_config(c);
     cand.controller = CTRL_PD_GRAVITY;
     char changed[256];
-    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, &e), -1);
+    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e), -1);
     assert_string_equal(e.code, "bad_state");
     assert_non_null(strstr(e.message, "[arm] controller = pd_gravity"));
     ctl_status st = status(c);
     assert_int_equal(st.state, CTL_MOVING);
     assert_int_equal(st.controller, CTRL_COMPUTED_TORQUE); /* the law did not switch */
     assert_int_equal(ctl_config(c)->controller, CTRL_COMPUTED_TORQUE);
-    assert_int_equal(ctl_hold(c, &e), 0);
-    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, &e), 0);
+    assert_int_equal(ctl_hold(c, NULL, &e), 0);
+    assert_int_equal(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e), 0);
     assert_non_null(strstr(changed, "controller"));
     wait_ticks(c, 2);
     st = status(c);

@@ -1,0 +1,138 @@
+/*
+ * api_sched.c — which client's requests run when (see api_internal.h). Each client gets at
+ * most API_LINES_PER_TURN requests run per loop iteration (the rest wait in its input buffer,
+ * and nothing more is read from it meanwhile, so a flood fills the flooder's own socket and
+ * stops there); a command waits for the control thread's answer without holding the loop,
+ * and that client's next request waits for it. Signals, timers, the watchdog ping and the
+ * other clients are served in between.
+ */
+#include <string.h>
+
+#include "daemon/api_internal.h"
+#include "daemon/log.h"
+
+/* Unsent output bytes of the client. */
+static size_t out_pending(const api_client *cl)
+{
+    return cl->out_len - cl->out_off;
+}
+
+/* True when the client has a complete request line it may run now. */
+static bool runnable(const api_client *cl)
+{
+    return !cl->dead && !cl->closing && !cl->waiting && out_pending(cl) <= API_OUTPUT_THROTTLE &&
+           memchr(cl->in, '\n', cl->in_len) != NULL;
+}
+
+void api_sched_kick(api_server *s)
+{
+    if (!ev_is_active(&s->work)) ev_idle_start(s->loop, &s->work);
+}
+
+void api_sched_pump(api_client *cl)
+{
+    size_t start = 0;
+    for (int ran = 0; ran < API_LINES_PER_TURN && runnable(cl); ran++) {
+        char *nl = memchr(cl->in + start, '\n', cl->in_len - start);
+        if (!nl) break;
+        size_t len = (size_t)(nl - (cl->in + start));
+        if (len > API_MAX_LINE) {
+            api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+            return;
+        }
+        api_dispatch(cl, cl->in + start, len);
+        start += len + 1;
+        /* runnable() reads from in[0]: move the rest down before asking again */
+        memmove(cl->in, cl->in + start, cl->in_len - start);
+        cl->in_len -= start;
+        start = 0;
+    }
+    if (cl->dead || cl->closing) return;
+    bool line = memchr(cl->in, '\n', cl->in_len) != NULL;
+    if (line) {
+        ev_io_stop(cl->srv->loop, &cl->rio); /* run these first; the peer waits meanwhile */
+        if (runnable(cl)) api_sched_kick(cl->srv);
+    } else if (cl->in_len > API_MAX_LINE) {
+        api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+    } else if (cl->eof) {
+        if (!cl->waiting) api_client_close_when_flushed(cl); /* all answered */
+    } else {
+        api_client_resume_reading(cl);
+    }
+}
+
+/* The work watcher: a turn for every client with requests; stops once none has any. */
+static void work_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+    (void)revents;
+    api_server *s = w->data;
+    bool more = false;
+    for (api_client *cl = s->clients; cl; cl = cl->next)
+        if (runnable(cl)) api_sched_pump(cl);
+    for (api_client *cl = s->clients; cl && !more; cl = cl->next) more = runnable(cl);
+    if (!more) ev_idle_stop(loop, w);
+}
+
+/* The control thread answered something: deliver it (api_command_done). */
+static void notify_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    api_server *s = w->data;
+    ctl_poll(s->c);
+}
+
+/* The answer to a client's command: its reply (the result built from the answer, or the
+ * error), then its next request may run. A client dropped meanwhile gets nothing; it is freed
+ * once it no longer waits. */
+static void api_command_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
+{
+    api_client *cl = ctx;
+    json_t *id = cl->wait_id;
+    cl->wait_id = NULL;
+    cl->waiting = false;
+    if (!cl->dead) {
+        api_err e = {{0}, {0}};
+        json_t *result = NULL;
+        if (rc == 0) {
+            if (cl->wait_what[0]) log_info("api: client %u: %s", cl->id, cl->wait_what);
+            result = cl->wait_build ? cl->wait_build(cl, res) : json_object();
+            if (!result) {
+                rc = -1;
+                snprintf(e.code, sizeof e.code, "internal");
+                snprintf(e.message, sizeof e.message, "could not build the reply");
+            }
+        } else {
+            snprintf(e.code, sizeof e.code, "%s", err && err->code[0] ? err->code : "failed");
+            snprintf(e.message, sizeof e.message, "%s",
+                     err && err->message[0] ? err->message : "command failed");
+        }
+        api_reply(cl, id, rc, result, &e);
+        json_decref(result);
+        api_sched_kick(cl->srv);
+        if (!runnable(cl) && !cl->dead) api_sched_pump(cl); /* read again, or close at EOF */
+    }
+    json_decref(id);
+}
+
+ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what)
+{
+    cl->wait_build = build;
+    snprintf(cl->wait_what, sizeof cl->wait_what, "%s", what ? what : "");
+    return (ctl_reply_to){api_command_done, cl};
+}
+
+void api_sched_start(api_server *s)
+{
+    ev_idle_init(&s->work, work_cb);
+    s->work.data = s;
+    ev_io_init(&s->notify_io, notify_cb, ctl_notify_fd(s->c), EV_READ);
+    s->notify_io.data = s;
+    ev_io_start(s->loop, &s->notify_io);
+}
+
+void api_sched_stop(api_server *s)
+{
+    ev_idle_stop(s->loop, &s->work);
+    ev_io_stop(s->loop, &s->notify_io);
+}
