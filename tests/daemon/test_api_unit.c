@@ -1,7 +1,7 @@
 /*
  * test_api_unit.c — unit test of the socket API (daemon/api*.c, telemetry.c) against a fake
- * control thread defined in this file (the only mock: the real control thread and the real
- * armd + armsim are exercised by the integration tests). A real UNIX socket and a real libev
+ * control thread (fake_ctl.c, the only mock: the real control thread and the real armd +
+ * armsim are exercised by the integration tests). A real UNIX socket and a real libev
  * loop; the test drives the loop between its client's writes and reads.
  */
 #include <errno.h>
@@ -25,205 +25,7 @@
 #include "daemon/api.h"
 #include "daemon/api_internal.h"
 
-/* ------------------------------------------------------------------ fake control thread */
-/* Commands are answered the way the real one does it: later, from ctl_poll(), through the
- * caller's reply_to (held back while hold_answers is set), with an eventfd to wake the loop. */
-typedef struct {
-    ctl_reply_to to;
-    int rc;
-    ctl_error err;
-    ctl_result res;
-} fake_answer;
-
-struct ctl {
-    armd_config cfg;
-    ctl_state state;
-    uint64_t tick;
-    int last_points;
-    bool last_append;
-    double last_q0[CFG_MAX_JOINTS];
-    double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
-    uint64_t events;
-    int stats_resets, estops;
-    fake_answer answers[CTL_MAX_PENDING];
-    int n_answers;
-    bool hold_answers;
-    int notify_fd;
-};
-
-static struct ctl fake;
-
-/* Queues an answer (rc 0, or -1 with code and message) for to; wakes the loop. */
-static int answer(ctl *c, const ctl_reply_to *to, int rc, const char *code, const char *msg,
-                  const ctl_result *res)
-{
-    assert_non_null(to); /* the API never waits */
-    assert_true(c->n_answers < CTL_MAX_PENDING);
-    fake_answer *a = &c->answers[c->n_answers++];
-    memset(a, 0, sizeof *a);
-    a->to = *to;
-    a->rc = rc;
-    if (rc) {
-        snprintf(a->err.code, sizeof a->err.code, "%s", code);
-        snprintf(a->err.message, sizeof a->err.message, "%s", msg);
-    }
-    if (res) a->res = *res;
-    uint64_t one = 1;
-    assert_int_equal(write(c->notify_fd, &one, sizeof one), (ssize_t)sizeof one);
-    return 0;
-}
-
-void ctl_poll(ctl *c)
-{
-    uint64_t n;
-    ssize_t r = read(c->notify_fd, &n, sizeof n);
-    (void)r;
-    while (!c->hold_answers && c->n_answers > 0) {
-        fake_answer a = c->answers[0];
-        memmove(c->answers, c->answers + 1, sizeof(fake_answer) * (size_t)--c->n_answers);
-        a.to.fn(a.to.ctx, a.rc, a.rc ? &a.err : NULL, &a.res);
-    }
-}
-
-int ctl_notify_fd(ctl *c)
-{
-    return c->notify_fd;
-}
-
-const char *ctl_state_name(ctl_state s)
-{
-    static const char *names[] = {"disabled", "holding", "moving", "fault", "estop"};
-    return names[s];
-}
-bool ctl_alive(ctl *c)
-{
-    return c != NULL;
-}
-int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->state = CTL_HOLDING;
-    c->events++;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->state = CTL_DISABLED;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_hold(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    if (c->state == CTL_DISABLED) /* refused by the control thread: an answer, later */
-        return answer(c, to, -1, "bad_state", "the arm is disabled", NULL);
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_estop(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->state = CTL_ESTOP;
-    c->estops++;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->state = CTL_DISABLED;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    return ctl_hold(c, to, err);
-}
-int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,
-                   double *duration, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err, (void)id, (void)duration;
-    c->last_points = n_points;
-    c->last_append = append;
-    memcpy(c->last_q0, points[0].q, sizeof c->last_q0);
-    ctl_result res = {.id = 7, .duration = points[n_points - 1].t};
-    return answer(c, to, 0, NULL, NULL, &res);
-}
-int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
-                const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err, (void)id, (void)duration_out;
-    memcpy(c->last_q0, q, sizeof(double) * (size_t)c->cfg.n_joints);
-    ctl_result res = {.id = 8, .duration = duration > 0 ? duration : 1.5};
-    return answer(c, to, 0, NULL, NULL, &res);
-}
-int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
-                  const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    for (int i = 0; i < c->cfg.n_joints; i++) {
-        if (kp) c->kp[i] = kp[i];
-        if (kd) c->kd[i] = kd[i];
-        if (ki) c->ki[i] = ki[i];
-    }
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
-{
-    memcpy(kp, c->kp, sizeof c->kp);
-    memcpy(kd, c->kd, sizeof c->kd);
-    memcpy(ki, c->ki, sizeof c->ki);
-}
-int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->cfg.controller = law;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)err;
-    c->stats_resets++;
-    return answer(c, to, 0, NULL, NULL, NULL);
-}
-void ctl_status_get(ctl *c, ctl_status *out)
-{
-    memset(out, 0, sizeof *out);
-    out->state = c->state;
-    out->n = c->cfg.n_joints;
-    out->q[0] = 0.5;
-    out->q[1] = NAN; /* non-finite values must become null, never break the reply */
-    out->controller = c->cfg.controller;
-    out->rate_hz = c->cfg.rate_hz;
-    out->ticks = c->tick;
-}
-const armd_config *ctl_config(ctl *c)
-{
-    return &c->cfg;
-}
-/* Produces 20 new samples per call, with increasing ticks. */
-int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max)
-{
-    if (*cursor == 0) *cursor = c->tick;
-    int k = 0;
-    for (; k < max && k < 20; k++) {
-        memset(&out[k], 0, sizeof out[k]);
-        out[k].tick = ++c->tick;
-        out[k].time = (double)c->tick * 1e-3;
-        out[k].q[0] = 0.25;
-    }
-    *cursor = c->tick;
-    return k;
-}
-int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max)
-{
-    int k = 0;
-    while (*cursor < c->events && k < max) {
-        memset(&out[k], 0, sizeof out[k]);
-        out[k].seq = ++*cursor;
-        out[k].type = CTL_EV_STATE;
-        out[k].state = c->state;
-        k++;
-    }
-    return k;
-}
+#include "tests/daemon/fake_ctl.h"
 
 /* ------------------------------------------------------------------------- harness */
 static struct ev_loop *loop;
@@ -236,7 +38,7 @@ static int fake_reload(void *ctx, const ctl_reply_to *to, ctl_error *err)
     (void)err;
     ctl_result res = {0};
     snprintf(res.changed, sizeof res.changed, "[joint a] kp");
-    return answer(&fake, to, 0, NULL, NULL, &res);
+    return fake_answer_later(&fake, to, 0, NULL, NULL, &res);
 }
 
 static double opt_idle_timeout, opt_stall_timeout; /* 0 = api defaults */
@@ -244,14 +46,7 @@ static double opt_idle_timeout, opt_stall_timeout; /* 0 = api defaults */
 static int setup(void **state)
 {
     (void)state;
-    memset(&fake, 0, sizeof fake);
-    fake.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    assert_true(fake.notify_fd >= 0);
-    fake.cfg.n_joints = 2;
-    fake.cfg.rate_hz = 1000;
-    snprintf(fake.cfg.name, sizeof fake.cfg.name, "fake");
-    snprintf(fake.cfg.joint[0].name, CFG_NAME_MAX, "a");
-    snprintf(fake.cfg.joint[1].name, CFG_NAME_MAX, "b");
+    fake_init(2, 1000);
     snprintf(sock_path, sizeof sock_path, "/tmp/armd-test-api-%d.sock", (int)getpid());
     loop = ev_loop_new(0);
     api_options o = {.path = sock_path,
@@ -282,7 +77,7 @@ static int teardown(void **state)
     (void)state;
     api_close(srv);
     ev_loop_destroy(loop);
-    close(fake.notify_fd);
+    fake_close();
     assert_int_equal(access(sock_path, F_OK), -1); /* socket file removed */
     return 0;
 }
