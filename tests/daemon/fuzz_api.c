@@ -62,8 +62,8 @@ static void setup(void)
     fake_init(3, 1000);
     snprintf(path, sizeof path, "/tmp/armd-fuzz-api-%d.sock", (int)getpid());
     loop = ev_loop_new(0);
-    api_options o = {.path = path, .mode = 0600, .max_clients = 4, .version = "fuzz",
-                     .reload = fake_reload};
+    api_options o = {
+        .path = path, .mode = 0600, .max_clients = 4, .version = "fuzz", .reload = fake_reload};
     char err[256];
     srv = api_open(loop, &fake, &o, err, sizeof err);
     if (!srv) abort();
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *want_id;
         int want = expected_replies(line, len, &want_id);
         api_dispatch(conn, line, len);
-        ctl_poll(&fake); /* the answers of commands */
+        ctl_poll(&fake);  /* the answers of commands */
         if (conn->dead) { /* dropped (too much unsent output): nothing more to check */
             json_decref(want_id);
             break;
@@ -153,8 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int got = read_replies(ids, 4);
         if (got != want) abort();
         /* the reply carries the request's id (a real comes back with 10 significant digits) */
-        if (want && !(json_is_real(want_id) ? json_is_number(ids[0])
-                                            : json_equal(ids[0], want_id)))
+        if (want && !(json_is_real(want_id) ? json_is_number(ids[0]) : json_equal(ids[0], want_id)))
             abort();
         for (int i = 0; i < 4; i++) json_decref(ids[i]);
         json_decref(want_id);
