@@ -2,11 +2,11 @@
  * fuzz_trajectory.c — the trajectory builder's guarantee: any trajectory it accepts, sampled
  * at the loop rate, is finite and within the position, velocity and acceleration limits (up to
  * the validation's relative 1e-9). With the limits and loop rate of each example config
- * (config/examples: puma560, viperx300, planar2), a start state within them, and waypoints, qd, qdd, move goals and
- * durations from the input: mostly scaled near the limits (to get plans accepted), sometimes
- * raw doubles (NaN, infinities, 1e-300, 1e300 ...). A plan re-anchored at a nearby start, as
- * the control thread does, is held to the same guarantee once its first segment passes
- * traj_validate_segment.
+ * (config/examples: puma560, viperx300, planar2), a start state within them, and waypoints, qd,
+ * qdd, move goals and durations from the input: mostly scaled near the limits (to get plans
+ * accepted), sometimes raw doubles (NaN, infinities, 1e-300, 1e300 ...). A plan re-anchored at a
+ * nearby start, as the control thread does, is held to the same guarantee once its first segment
+ * passes traj_validate_segment.
  */
 #include <math.h>
 #include <stdint.h>
