@@ -22,7 +22,7 @@ from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_off
                           zero_onset)
 from test_api_tracking import make_points
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\n"
+NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ZERO_WITHIN = 0.020  # s after armd's exit by which the applied torque must be exactly 0
 
 
