@@ -19,6 +19,7 @@
 
 #define SAMPLE_RING 4096 /* telemetry samples kept (about 1 s at 4 kHz) */
 #define EVENT_RING  256  /* events kept */
+#define STOP_WAIT_S 2    /* ctl_stop waits this long for the thread's own safe shutdown [s] */
 
 /* "disabled", "holding", ... (the safety state machine's names). */
 const char *ctl_state_name(ctl_state s)
@@ -127,8 +128,23 @@ int ctl_start(ctl *c, ctl_error *err)
     return 0;
 }
 
-/* Asks the thread to stop (it zeroes the torque and disables on its way out) and joins it,
- * cancelling it after 2 s. Without a thread, zeroes the torque from here. */
+/* Waits until the control thread has finished its safe shutdown (the exited flag), at most
+ * seconds of CLOCK_MONOTONIC (a wall-clock step neither shortens nor stretches it). */
+static bool wait_exited(ctl *c, double seconds)
+{
+    int64_t deadline = ctl_mono_ns() + (int64_t)(seconds * 1e9);
+    while (!atomic_load_explicit(&c->exited, memory_order_acquire)) {
+        if (ctl_mono_ns() >= deadline) return false;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+/* Asks the thread to stop (it zeroes the torque and disables on its way out) and joins it. If
+ * it has not finished within STOP_WAIT_S (monotonic), it is cancelled, and once it is gone the
+ * torque is zeroed and the servos disabled from here. Without a thread, zeroes the torque from
+ * here. */
 void ctl_stop(ctl *c)
 {
     if (!c || c->stopped) return;
@@ -138,13 +154,18 @@ void ctl_stop(ctl *c)
         return;
     }
     atomic_store_explicit(&c->stop_request, 1, memory_order_release);
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 2;
-    if (pthread_timedjoin_np(c->thread, NULL, &dl) != 0) {
-        log_err("the control thread did not stop within 2 s; cancelling it");
+    bool cancelled = false;
+    if (!wait_exited(c, STOP_WAIT_S)) {
+        log_err("the control thread did not stop within %d s; cancelling it, then torque off "
+                "from the main thread",
+                STOP_WAIT_S);
         pthread_cancel(c->thread);
-        pthread_join(c->thread, NULL);
+        cancelled = true;
+    }
+    pthread_join(c->thread, NULL);
+    if (cancelled && !atomic_load_explicit(&c->exited, memory_order_acquire)) {
+        ctl_torque_off(c); /* the thread's own torque off may not have run */
+        log_notice("torque off written from the main thread");
     }
 }
 
