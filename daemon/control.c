@@ -105,6 +105,17 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     return c;
 }
 
+/* The control thread's start routine: its own alternate signal stack (sigaltstack is per
+ * thread: a stack overflow in a tick must still reach the fatal-signal handler), then the
+ * thread's body. */
+static void *control_thread_entry(void *arg)
+{
+    bool altstack = rt_altstack_enter() == 0;
+    void *r = ctl_thread_main(arg);
+    if (altstack) rt_altstack_leave();
+    return r;
+}
+
 /* Reads the initial state, locks memory, starts the thread with the configured priority and
  * CPU (one warning each when refused), then lets it run. */
 int ctl_start(ctl *c, ctl_error *err)
@@ -116,7 +127,7 @@ int ctl_start(ctl *c, ctl_error *err)
     if (ctl_read_initial_state(c, err)) return -1;
     char why[200];
     if (c->cfg.realtime.lock_memory && rt_lock_memory(why, sizeof why)) log_warn("%s", why);
-    if (pthread_create(&c->thread, NULL, ctl_thread_main, c) != 0) {
+    if (pthread_create(&c->thread, NULL, control_thread_entry, c) != 0) {
         ctl_set_err(err, "internal", "could not start the control thread");
         return -1;
     }
@@ -167,6 +178,13 @@ void ctl_stop(ctl *c)
         ctl_torque_off(c); /* the thread's own torque off may not have run */
         log_notice("torque off written from the main thread");
     }
+}
+
+/* Async-signal-safe emergency stop (see control.h): only the flag the control thread checks at
+ * the start of every tick. */
+void ctl_estop_async(ctl *c)
+{
+    if (c) atomic_store_explicit(&c->estop_request, 1, memory_order_release);
 }
 
 /* Stops, then frees everything, including the model and driver it owns. */

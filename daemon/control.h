@@ -131,6 +131,10 @@ int ctl_estop(ctl *c, ctl_error *err);   /* torque zero immediately, disabled, s
 int ctl_reset(ctl *c, ctl_error *err);   /* fault|estop -> disabled */
 int ctl_cancel(ctl *c, ctl_error *err);  /* decelerate within acceleration limits, then hold */
 
+/* ctl_estop from a signal handler (SIGUSR1): async-signal-safe, no wait, no reply; only raises
+ * the flag the control thread checks at the start of its next tick (after ctl_start). */
+void ctl_estop_async(ctl *c);
+
 /* Validates and queues a trajectory (append = after the current one, else replace now).
  * Returns its id and duration [s]. */
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,

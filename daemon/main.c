@@ -1,7 +1,8 @@
 /*
  * main.c — armd: loads the configuration, opens and probes the arm, starts the real-time
  * control thread, serves the socket API on a libev loop, and stops the arm safely on SIGTERM /
- * SIGINT. SIGHUP reloads the configuration. Talks to systemd through sd_notify.
+ * SIGINT. SIGHUP reloads the configuration; SIGUSR1 and the fatal signals are handled in
+ * fatal.c. Talks to systemd through sd_notify.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,6 +19,7 @@
 #include "daemon/api.h"
 #include "daemon/checkconfig.h"
 #include "daemon/control.h"
+#include "daemon/fatal.h"
 #include "daemon/log.h"
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
@@ -70,6 +72,10 @@ static const char usage_text[] =
     "    SIGTERM, SIGINT\n"
     "               stop the trajectory, zero the torques, disable the servos, remove the\n"
     "               socket and exit 0\n"
+    "    SIGUSR1    emergency stop (like armctl estop, even while the main loop is busy):\n"
+    "               torque zero at the next tick, servos disabled, state estop\n"
+    "    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT\n"
+    "               a torque-off frame is written to the port, then armd dies by the signal\n"
     "\n"
     "LOGGING\n"
     "    To stderr, one line per message with a syslog priority prefix (<3> error ...\n"
@@ -194,6 +200,8 @@ static void events_cb(struct ev_loop *loop, ev_timer *w, int revents)
     (void)loop;
     (void)revents;
     armd *a = w->data;
+    if (fatal_estop_signalled())
+        log_notice("SIGUSR1: emergency stop (torque off at the next control tick)");
     log_events(a);
     bool stalled = ctl_stalled(a->c, STALL_S);
     if (stalled && !a->stalled) {
@@ -349,6 +357,7 @@ static int start_arm(armd *a)
         dyn_model_free(model);
         return 1;
     }
+    fatal_arm(d, NULL); /* from here a crash writes the torque-off frame */
     if (drv_probe(d, &f) != 0) {
         if (f.device_id >= 0)
             log_err("probe failed on %s, device ID %d: %s (%s)", a->cfg->driver.port, f.device_id,
@@ -356,6 +365,7 @@ static int start_arm(armd *a)
         else
             log_err("probe failed on %s: %s (%s)", a->cfg->driver.port, f.message,
                     drv_status_name(f.status));
+        fatal_arm(NULL, NULL);
         drv_close(d);
         dyn_model_free(model);
         return 1;
@@ -364,16 +374,19 @@ static int start_arm(armd *a)
     a->c = ctl_create(a->cfg, model, d, &err);
     if (!a->c) {
         log_err("cannot create the controller: %s", err.message);
+        fatal_arm(NULL, NULL);
         drv_close(d);
         dyn_model_free(model);
         return 1;
     }
     if (ctl_start(a->c, &err) != 0) {
         log_err("cannot start the control thread: %s", err.message);
+        fatal_arm(NULL, NULL);
         ctl_free(a->c);
         a->c = NULL;
         return 1;
     }
+    fatal_arm(d, a->c); /* and SIGUSR1 stops the arm */
     return 0;
 }
 
@@ -383,6 +396,11 @@ int main(int argc, char **argv)
     int status = 0;
     if (parse_args(argc, argv, &a, &status) != 0) return status;
     signal(SIGPIPE, SIG_IGN);
+    char why[256];
+    if (fatal_install(why, sizeof why) != 0) {
+        log_err("cannot install the fatal-signal handlers: %s; not starting", why);
+        return 1;
+    }
 
     /* the control thread must not receive the signals the main loop handles */
     sigset_t sigs, old;
@@ -422,6 +440,7 @@ int main(int argc, char **argv)
     if (!a.api) {
         log_err("cannot serve the socket: %s", err);
         ctl_stop(a.c);
+        fatal_arm(NULL, NULL);
         ctl_free(a.c);
         free(a.cfg);
         return 1;
@@ -451,6 +470,7 @@ int main(int argc, char **argv)
     ctl_stop(a.c);
     log_events(&a);
     api_close(a.api);
+    fatal_arm(NULL, NULL); /* before the driver closes */
     ctl_free(a.c);
     free(a.cfg);
     log_notice("stopped: torque off, servos disabled");
