@@ -2,7 +2,8 @@
  * main.c — armd: loads the configuration, opens and probes the arm, starts the real-time
  * control thread, serves the socket API on a libev loop, and stops the arm safely on SIGTERM /
  * SIGINT. SIGHUP reloads the configuration; SIGUSR1 and the fatal signals are handled in
- * fatal.c. Talks to systemd through sd_notify.
+ * fatal.c. Talks to systemd through sd_notify. `--check-config` and `--torque-off` run their
+ * own small jobs (checkconfig.c, torqueoff.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +22,7 @@
 #include "daemon/control.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
+#include "daemon/torqueoff.h"
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
 
@@ -40,6 +42,7 @@ static const char usage_text[] =
     "SYNOPSIS\n"
     "    armd -c CONFIG [--socket PATH] [--port PATH] [--foreground] [--verbose]\n"
     "    armd --check-config CONFIG\n"
+    "    armd --torque-off -c CONFIG [--port PATH]\n"
     "    armd --version | --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -62,6 +65,11 @@ static const char usage_text[] =
     "                          validate CONFIG without touching the hardware and print the\n"
     "                          joints, total mass, gravity torque at the zero pose, torque\n"
     "                          limits, loop period and bus time per tick\n"
+    "        --torque-off      with -c (and --port): switch the torque of every configured\n"
+    "                          servo (or the armlink board) off, each confirmed, and exit;\n"
+    "                          nothing else is probed or changed. For an arm whose armd is\n"
+    "                          gone (systemd: ExecStopPost=); refused while a running armd\n"
+    "                          holds the port (use armctl estop)\n"
     "    -V, --version         print the version and exit\n"
     "    -h, --help            print this help and exit\n"
     "\n"
@@ -87,9 +95,11 @@ static const char usage_text[] =
     "    " DEFAULT_SOCKET "                        default socket\n"
     "\n"
     "EXIT STATUS\n"
-    "    0  clean shutdown, or --check-config found the file valid\n"
+    "    0  clean shutdown, --check-config found the file valid, or --torque-off: every\n"
+    "       device confirmed\n"
     "    1  the arm could not be opened, probed or started; the socket could not be created;\n"
-    "       or --check-config: the loop rate does not fit on the bus\n"
+    "       --check-config: the loop rate does not fit on the bus; --torque-off: a device did\n"
+    "       not confirm (each is named), or the port is held by a running armd\n"
     "    2  usage error or invalid configuration\n"
     "\n"
     "SEE ALSO\n"
@@ -98,6 +108,7 @@ static const char usage_text[] =
 /* Everything the main thread owns. */
 typedef struct {
     struct ev_loop *loop;
+    bool torque_off; /* --torque-off: only that, then exit */
     const char *config_path;
     const char *socket_override, *port_override;
     armd_config *cfg; /* as loaded at start, with overrides applied */
@@ -267,15 +278,12 @@ static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
 /* Parses the options; returns -1 to exit with *status. */
 static int parse_args(int argc, char **argv, armd *a, int *status)
 {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-                                         {"socket", required_argument, NULL, 's'},
-                                         {"port", required_argument, NULL, 'p'},
-                                         {"foreground", no_argument, NULL, 'f'},
-                                         {"verbose", no_argument, NULL, 'v'},
-                                         {"check-config", required_argument, NULL, 'C'},
-                                         {"version", no_argument, NULL, 'V'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
+        {"port", required_argument, NULL, 'p'},   {"foreground", no_argument, NULL, 'f'},
+        {"verbose", no_argument, NULL, 'v'},      {"check-config", required_argument, NULL, 'C'},
+        {"torque-off", no_argument, NULL, 'T'},   {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "c:s:p:fvVh", opts, NULL)) != -1) {
         switch (o) {
@@ -296,6 +304,9 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
         case 'C':
             *status = armd_check_config(optarg, stdout);
             return -1;
+        case 'T':
+            a->torque_off = true;
+            break;
         case 'V':
             printf("armd %s\n", ARMD_VERSION);
             *status = 0;
@@ -319,6 +330,15 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
     if (!a->config_path) {
         fprintf(stderr, "armd: no configuration given: armd -c CONFIG (armd --help)\n");
         *status = 2;
+        return -1;
+    }
+    if (a->torque_off) {
+        if (a->socket_override) {
+            fprintf(stderr, "armd: --torque-off takes -c CONFIG and --port PATH only\n");
+            *status = 2;
+            return -1;
+        }
+        *status = armd_torque_off(a->config_path, a->port_override);
         return -1;
     }
     return 0;
