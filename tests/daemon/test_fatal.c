@@ -151,10 +151,20 @@ static void test_overflow_on_thread_with_its_stack(void **state)
     check_case(ON_THREAD_WITH_STACK, true);
 }
 
+/* AddressSanitizer gives every thread an alternate stack of its own (use_sigaltstack), which
+ * makes this control moot there: only the death by SIGSEGV is checked. */
 static void test_overflow_on_thread_without_stack_is_lost(void **state)
 {
     (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    uint8_t got[4096];
+    size_t n_got = 0;
+    int status = run_case(ON_THREAD_WITHOUT_STACK, got, sizeof got, &n_got);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGSEGV);
+#else
     check_case(ON_THREAD_WITHOUT_STACK, false);
+#endif
 }
 
 int main(int argc, char **argv)
