@@ -28,6 +28,7 @@ static const char *const driver_keys[] = {"type",
                                           "bus_watchdog_ms",
                                           "fast_sync_read",
                                           "device_watchdog_ms",
+                                          "allow_no_watchdog",
                                           NULL};
 static const char *const socket_keys[] = {"path",          "mode",         "group", "max_clients",
                                           "stall_timeout", "idle_timeout", NULL};
@@ -173,6 +174,25 @@ static void wrong_driver_key(cfg_ctx *c, const char *key, const char *owner, con
             type);
 }
 
+/* A device watchdog switched off (key, present in the file, = 0) is an error unless
+ * allow_no_watchdog = true says so on purpose, and then a warning: without it nothing stops the
+ * motors when the bus goes silent (armd killed, crashed or hung, a cable pulled). */
+static void check_watchdog_off(cfg_ctx *c, const cfg_driver *d, const char *key, const char *whose)
+{
+    cfg_entry *e = cfg_entry_find(c, "driver", key);
+    if (d->allow_no_watchdog)
+        cfg_warn(c, e->file, e->line, "driver", key,
+                 "0 switches %s watchdog off (allowed by allow_no_watchdog): if armd stops "
+                 "talking, the last torque stays applied",
+                 whose);
+    else
+        cfg_err(c, e->file, e->line, "driver", key,
+                "0 switches %s watchdog off, so a silent bus (armd killed, crashed or hung, a "
+                "cable pulled) leaves the last torque applied; set it > 0, or add "
+                "allow_no_watchdog = true to [driver] to run without it on purpose",
+                whose);
+}
+
 /* [driver]: type, port, baud and the protocol's timing keys. */
 static void apply_driver(cfg_ctx *c, armd_config *cfg)
 {
@@ -202,11 +222,15 @@ static void apply_driver(cfg_ctx *c, armd_config *cfg)
     }
     cfg_get_int(c, s, "timeout_us", false, 50, 1000000, "us", &d->timeout_us);
     cfg_get_int(c, s, "retries", false, 0, 10, "", &d->retries);
+    cfg_get_bool(c, s, "allow_no_watchdog", &d->allow_no_watchdog);
     if (t == DRIVER_ARMLINK) {
         wrong_driver_key(c, "return_delay_us", "dxl2", "armlink");
         wrong_driver_key(c, "bus_watchdog_ms", "dxl2", "armlink");
         wrong_driver_key(c, "fast_sync_read", "dxl2", "armlink");
-        cfg_get_int(c, s, "device_watchdog_ms", false, 0, 10000, "ms", &d->device_watchdog_ms);
+        if (cfg_get_int(c, s, "device_watchdog_ms", false, 0, 10000, "ms",
+                        &d->device_watchdog_ms) &&
+            d->device_watchdog_ms == 0)
+            check_watchdog_off(c, d, "device_watchdog_ms", "the board's");
     } else if (t == DRIVER_DXL2) {
         wrong_driver_key(c, "device_watchdog_ms", "armlink", "dxl2");
         if (cfg_get_int(c, s, "return_delay_us", false, 0, 508, "us", &d->return_delay_us) &&
@@ -215,11 +239,14 @@ static void apply_driver(cfg_ctx *c, armd_config *cfg)
             cfg_err(c, e->file, e->line, s, "return_delay_us",
                     "%d is not a multiple of 2 us (the servo's unit)", d->return_delay_us);
         }
-        if (cfg_get_int(c, s, "bus_watchdog_ms", false, 0, 2540, "ms", &d->bus_watchdog_ms) &&
-            d->bus_watchdog_ms % 20) {
-            cfg_entry *e = cfg_entry_find(c, s, "bus_watchdog_ms");
-            cfg_err(c, e->file, e->line, s, "bus_watchdog_ms",
-                    "%d is not a multiple of 20 ms (the servo's unit)", d->bus_watchdog_ms);
+        if (cfg_get_int(c, s, "bus_watchdog_ms", false, 0, 2540, "ms", &d->bus_watchdog_ms)) {
+            if (d->bus_watchdog_ms % 20) {
+                cfg_entry *e = cfg_entry_find(c, s, "bus_watchdog_ms");
+                cfg_err(c, e->file, e->line, s, "bus_watchdog_ms",
+                        "%d is not a multiple of 20 ms (the servo's unit)", d->bus_watchdog_ms);
+            } else if (d->bus_watchdog_ms == 0) {
+                check_watchdog_off(c, d, "bus_watchdog_ms", "the servos' bus");
+            }
         }
         cfg_get_bool(c, s, "fast_sync_read", &d->fast_sync_read);
     } else { /* type missing or wrong: still read the keys for their own errors */

@@ -133,6 +133,7 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&rs, "driver", d, e, bus_watchdog_ms);
     DIFF(&rs, "driver", d, e, fast_sync_read);
     DIFF(&rs, "driver", d, e, device_watchdog_ms);
+    DIFF(&rs, "driver", d, e, allow_no_watchdog);
     DIFF_STR(&rs, "socket", &a->socket, &b->socket, path);
     DIFF(&rs, "socket", &a->socket, &b->socket, mode);
     DIFF_STR(&rs, "socket", &a->socket, &b->socket, group);

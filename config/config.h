@@ -63,7 +63,10 @@ typedef struct {
     int bus_watchdog_ms; /* 0 = off */
     bool fast_sync_read;
     /* armlink */
-    int device_watchdog_ms;
+    int device_watchdog_ms; /* 0 = off */
+    /* a watchdog off (bus_watchdog_ms / device_watchdog_ms = 0) is refused unless this says so
+     * on purpose: a silent bus then leaves the last torque applied */
+    bool allow_no_watchdog;
 } cfg_driver;
 
 typedef struct {

@@ -44,6 +44,16 @@ int armd_check_config(const char *path, FILE *out)
     fprintf(out, "driver %s on %s at %d baud\n",
             cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", cfg->driver.port,
             cfg->driver.baud);
+    bool dxl = cfg->driver.type == DRIVER_DXL2;
+    int wd_ms = dxl ? cfg->driver.bus_watchdog_ms : cfg->driver.device_watchdog_ms;
+    if (wd_ms > 0)
+        fprintf(out, "watchdog: the %s the torque after %d ms of silence on the bus\n",
+                dxl ? "servos cut" : "board cuts", wd_ms);
+    else
+        fprintf(out,
+                "warning: no watchdog (%s = 0, allow_no_watchdog = true): if armd stops "
+                "talking, the last torque stays applied\n",
+                dxl ? "bus_watchdog_ms" : "device_watchdog_ms");
     fprintf(out, "\n%-3s %-16s %-9s %10s %10s %10s %12s %12s\n", "#", "joint", "type", "lower",
             "upper", "mass[kg]", "torque lim", "G(0)");
     double mass = cfg->model.payload.mass;

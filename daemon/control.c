@@ -21,6 +21,7 @@
 
 #define SAMPLE_RING 4096 /* telemetry samples kept (about 1 s at 4 kHz) */
 #define EVENT_RING  256  /* events kept */
+#define STOP_WAIT_S 2    /* ctl_stop waits this long for the thread's own safe shutdown [s] */
 
 /* "disabled", "holding", ... (the safety state machine's names). */
 const char *ctl_state_name(ctl_state s)
@@ -109,6 +110,17 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     return c;
 }
 
+/* The control thread's start routine: its own alternate signal stack (sigaltstack is per
+ * thread: a stack overflow in a tick must still reach the fatal-signal handler), then the
+ * thread's body. */
+static void *control_thread_entry(void *arg)
+{
+    bool altstack = rt_altstack_enter() == 0;
+    void *r = ctl_thread_main(arg);
+    if (altstack) rt_altstack_leave();
+    return r;
+}
+
 /* Reads the initial state, locks memory, starts the thread with the configured priority and
  * CPU (one warning each when refused), then lets it run. */
 int ctl_start(ctl *c, ctl_error *err)
@@ -120,7 +132,7 @@ int ctl_start(ctl *c, ctl_error *err)
     if (ctl_read_initial_state(c, err)) return -1;
     char why[200];
     if (c->cfg.realtime.lock_memory && rt_lock_memory(why, sizeof why)) log_warn("%s", why);
-    if (pthread_create(&c->thread, NULL, ctl_thread_main, c) != 0) {
+    if (pthread_create(&c->thread, NULL, control_thread_entry, c) != 0) {
         ctl_set_err(err, "internal", "could not start the control thread");
         return -1;
     }
@@ -132,8 +144,23 @@ int ctl_start(ctl *c, ctl_error *err)
     return 0;
 }
 
-/* Asks the thread to stop (it zeroes the torque and disables on its way out) and joins it,
- * cancelling it after 2 s. Without a thread, zeroes the torque from here. */
+/* Waits until the control thread has finished its safe shutdown (the exited flag), at most
+ * seconds of CLOCK_MONOTONIC (a wall-clock step neither shortens nor stretches it). */
+static bool wait_exited(ctl *c, double seconds)
+{
+    int64_t deadline = ctl_mono_ns() + (int64_t)(seconds * 1e9);
+    while (!atomic_load_explicit(&c->exited, memory_order_acquire)) {
+        if (ctl_mono_ns() >= deadline) return false;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+/* Asks the thread to stop (it zeroes the torque and disables on its way out) and joins it. If
+ * it has not finished within STOP_WAIT_S (monotonic), it is cancelled, and once it is gone the
+ * torque is zeroed and the servos disabled from here. Without a thread, zeroes the torque from
+ * here. */
 void ctl_stop(ctl *c)
 {
     if (!c || c->stopped) return;
@@ -143,14 +170,26 @@ void ctl_stop(ctl *c)
         return;
     }
     atomic_store_explicit(&c->stop_request, 1, memory_order_release);
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 2;
-    if (pthread_timedjoin_np(c->thread, NULL, &dl) != 0) {
-        log_err("the control thread did not stop within 2 s; cancelling it");
+    bool cancelled = false;
+    if (!wait_exited(c, STOP_WAIT_S)) {
+        log_err("the control thread did not stop within %d s; cancelling it, then torque off "
+                "from the main thread",
+                STOP_WAIT_S);
         pthread_cancel(c->thread);
-        pthread_join(c->thread, NULL);
+        cancelled = true;
     }
+    pthread_join(c->thread, NULL);
+    if (cancelled && !atomic_load_explicit(&c->exited, memory_order_acquire)) {
+        ctl_torque_off(c); /* the thread's own torque off may not have run */
+        log_notice("torque off written from the main thread");
+    }
+}
+
+/* Async-signal-safe emergency stop (see control.h): only the flag the control thread checks at
+ * the start of every tick. */
+void ctl_estop_async(ctl *c)
+{
+    if (c) atomic_store_explicit(&c->estop_request, 1, memory_order_release);
 }
 
 /* Stops, then frees everything, including the model and driver it owns. */

@@ -165,6 +165,10 @@ int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err); /* fault|estop ->
 /* decelerate within acceleration limits, then hold */
 int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
+/* ctl_estop from a signal handler (SIGUSR1): async-signal-safe, no wait, no reply; only raises
+ * the flag the control thread checks at the start of its next tick (after ctl_start). */
+void ctl_estop_async(ctl *c);
+
 /* Validates and queues a trajectory (append = after the current one, else replace now). The
  * answer's result has its id and duration [s] (also in *id and *duration when waiting). */
 int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append, uint32_t *id,

@@ -1,7 +1,9 @@
 /*
  * main.c — armd: loads the configuration, opens and probes the arm, starts the real-time
  * control thread, serves the socket API on a libev loop, and stops the arm safely on SIGTERM /
- * SIGINT. SIGHUP reloads the configuration. Talks to systemd through sd_notify.
+ * SIGINT. SIGHUP reloads the configuration; SIGUSR1 and the fatal signals are handled in
+ * fatal.c. Talks to systemd through sd_notify. `--check-config` and `--torque-off` run their
+ * own small jobs (checkconfig.c, torqueoff.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +20,9 @@
 #include "daemon/api.h"
 #include "daemon/checkconfig.h"
 #include "daemon/control.h"
+#include "daemon/fatal.h"
 #include "daemon/log.h"
+#include "daemon/torqueoff.h"
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
 
@@ -38,6 +42,7 @@ static const char usage_text[] =
     "SYNOPSIS\n"
     "    armd -c CONFIG [--socket PATH] [--port PATH] [--foreground] [--verbose]\n"
     "    armd --check-config CONFIG\n"
+    "    armd --torque-off -c CONFIG [--port PATH]\n"
     "    armd --version | --help\n"
     "\n"
     "DESCRIPTION\n"
@@ -60,6 +65,11 @@ static const char usage_text[] =
     "                          validate CONFIG without touching the hardware and print the\n"
     "                          joints, total mass, gravity torque at the zero pose, torque\n"
     "                          limits, loop period and bus time per tick\n"
+    "        --torque-off      with -c (and --port): switch the torque of every configured\n"
+    "                          servo (or the armlink board) off, each confirmed, and exit;\n"
+    "                          nothing else is probed or changed. For an arm whose armd is\n"
+    "                          gone (systemd: ExecStopPost=); refused while a running armd\n"
+    "                          holds the port (use armctl estop)\n"
     "    -V, --version         print the version and exit\n"
     "    -h, --help            print this help and exit\n"
     "\n"
@@ -70,6 +80,10 @@ static const char usage_text[] =
     "    SIGTERM, SIGINT\n"
     "               stop the trajectory, zero the torques, disable the servos, remove the\n"
     "               socket and exit 0\n"
+    "    SIGUSR1    emergency stop (like armctl estop, even while the main loop is busy):\n"
+    "               torque zero at the next tick, servos disabled, state estop\n"
+    "    SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT\n"
+    "               a torque-off frame is written to the port, then armd dies by the signal\n"
     "\n"
     "LOGGING\n"
     "    To stderr, one line per message with a syslog priority prefix (<3> error ...\n"
@@ -81,9 +95,11 @@ static const char usage_text[] =
     "    " DEFAULT_SOCKET "                        default socket\n"
     "\n"
     "EXIT STATUS\n"
-    "    0  clean shutdown, or --check-config found the file valid\n"
+    "    0  clean shutdown, --check-config found the file valid, or --torque-off: every\n"
+    "       device confirmed\n"
     "    1  the arm could not be opened, probed or started; the socket could not be created;\n"
-    "       or --check-config: the loop rate does not fit on the bus\n"
+    "       --check-config: the loop rate does not fit on the bus; --torque-off: a device did\n"
+    "       not confirm (each is named), or the port is held by a running armd\n"
     "    2  usage error or invalid configuration\n"
     "\n"
     "SEE ALSO\n"
@@ -92,6 +108,7 @@ static const char usage_text[] =
 /* Everything the main thread owns. */
 typedef struct {
     struct ev_loop *loop;
+    bool torque_off; /* --torque-off: only that, then exit */
     const char *config_path;
     const char *socket_override, *port_override;
     armd_config *cfg; /* as loaded at start, with overrides applied */
@@ -206,6 +223,8 @@ static void events_cb(struct ev_loop *loop, ev_timer *w, int revents)
     (void)loop;
     (void)revents;
     armd *a = w->data;
+    if (fatal_estop_signalled())
+        log_notice("SIGUSR1: emergency stop (torque off at the next control tick)");
     log_events(a);
     bool stalled = ctl_stalled(a->c, STALL_S);
     if (stalled && !a->stalled) {
@@ -277,15 +296,12 @@ static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
 /* Parses the options; returns -1 to exit with *status. */
 static int parse_args(int argc, char **argv, armd *a, int *status)
 {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-                                         {"socket", required_argument, NULL, 's'},
-                                         {"port", required_argument, NULL, 'p'},
-                                         {"foreground", no_argument, NULL, 'f'},
-                                         {"verbose", no_argument, NULL, 'v'},
-                                         {"check-config", required_argument, NULL, 'C'},
-                                         {"version", no_argument, NULL, 'V'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
+        {"port", required_argument, NULL, 'p'},   {"foreground", no_argument, NULL, 'f'},
+        {"verbose", no_argument, NULL, 'v'},      {"check-config", required_argument, NULL, 'C'},
+        {"torque-off", no_argument, NULL, 'T'},   {"version", no_argument, NULL, 'V'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "c:s:p:fvVh", opts, NULL)) != -1) {
         switch (o) {
@@ -306,6 +322,9 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
         case 'C':
             *status = armd_check_config(optarg, stdout);
             return -1;
+        case 'T':
+            a->torque_off = true;
+            break;
         case 'V':
             printf("armd %s\n", ARMD_VERSION);
             *status = 0;
@@ -329,6 +348,15 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
     if (!a->config_path) {
         fprintf(stderr, "armd: no configuration given: armd -c CONFIG (armd --help)\n");
         *status = 2;
+        return -1;
+    }
+    if (a->torque_off) {
+        if (a->socket_override) {
+            fprintf(stderr, "armd: --torque-off takes -c CONFIG and --port PATH only\n");
+            *status = 2;
+            return -1;
+        }
+        *status = armd_torque_off(a->config_path, a->port_override);
         return -1;
     }
     return 0;
@@ -367,6 +395,7 @@ static int start_arm(armd *a)
         dyn_model_free(model);
         return 1;
     }
+    fatal_arm(d, NULL); /* from here a crash writes the torque-off frame */
     if (drv_probe(d, &f) != 0) {
         if (f.device_id >= 0)
             log_err("probe failed on %s, device ID %d: %s (%s)", a->cfg->driver.port, f.device_id,
@@ -374,6 +403,7 @@ static int start_arm(armd *a)
         else
             log_err("probe failed on %s: %s (%s)", a->cfg->driver.port, f.message,
                     drv_status_name(f.status));
+        fatal_arm(NULL, NULL);
         drv_close(d);
         dyn_model_free(model);
         return 1;
@@ -382,16 +412,19 @@ static int start_arm(armd *a)
     a->c = ctl_create(a->cfg, model, d, &err);
     if (!a->c) {
         log_err("cannot create the controller: %s", err.message);
+        fatal_arm(NULL, NULL);
         drv_close(d);
         dyn_model_free(model);
         return 1;
     }
     if (ctl_start(a->c, &err) != 0) {
         log_err("cannot start the control thread: %s", err.message);
+        fatal_arm(NULL, NULL);
         ctl_free(a->c);
         a->c = NULL;
         return 1;
     }
+    fatal_arm(d, a->c); /* and SIGUSR1 stops the arm */
     return 0;
 }
 
@@ -401,6 +434,11 @@ int main(int argc, char **argv)
     int status = 0;
     if (parse_args(argc, argv, &a, &status) != 0) return status;
     signal(SIGPIPE, SIG_IGN);
+    char why[256];
+    if (fatal_install(why, sizeof why) != 0) {
+        log_err("cannot install the fatal-signal handlers: %s; not starting", why);
+        return 1;
+    }
 
     /* the control thread must not receive the signals the main loop handles */
     sigset_t sigs, old;
@@ -440,6 +478,7 @@ int main(int argc, char **argv)
     if (!a.api) {
         log_err("cannot serve the socket: %s", err);
         ctl_stop(a.c);
+        fatal_arm(NULL, NULL);
         ctl_free(a.c);
         free(a.cfg);
         return 1;
@@ -469,6 +508,7 @@ int main(int argc, char **argv)
     ctl_stop(a.c);
     log_events(&a);
     api_close(a.api);
+    fatal_arm(NULL, NULL); /* before the driver closes */
     ctl_free(a.c);
     free(a.cfg);
     log_notice("stopped: torque off, servos disabled");

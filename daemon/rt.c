@@ -5,9 +5,16 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#define ALTSTACK_MIN (64 * 1024) /* bytes; more than SIGSTKSZ, the handlers' calls are small */
+
+static _Thread_local void *altstack_base; /* this thread's alternate stack (mmap) */
+static _Thread_local size_t altstack_size;
 
 int rt_set_fifo(pthread_t t, int priority, char *why, size_t len)
 {
@@ -54,4 +61,33 @@ void rt_prefault_stack(size_t size)
     unsigned char buf[size];
     memset(buf, 0, size);
     __asm__ volatile("" : : "r"(buf) : "memory"); /* keep the writes */
+}
+
+int rt_altstack_enter(void)
+{
+    if (altstack_base) return 0;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size = (size_t)ALTSTACK_MIN;
+    if ((size_t)SIGSTKSZ > size) size = (size_t)SIGSTKSZ;
+    if (page > 0) size = (size + (size_t)page - 1) / (size_t)page * (size_t)page;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    stack_t ss = {.ss_sp = p, .ss_size = size, .ss_flags = 0};
+    if (sigaltstack(&ss, NULL) < 0) {
+        int e = errno;
+        munmap(p, size);
+        errno = e;
+        return -1;
+    }
+    altstack_base = p;
+    altstack_size = size;
+    return 0;
+}
+
+void rt_altstack_leave(void)
+{
+    if (!altstack_base) return;
+    stack_t ss = {.ss_flags = SS_DISABLE};
+    if (sigaltstack(&ss, NULL) == 0) munmap(altstack_base, altstack_size);
+    altstack_base = NULL;
 }

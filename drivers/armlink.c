@@ -6,6 +6,7 @@
 #include "drivers/driver_impl.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #define ALK_AMPS_PER_UNIT 1e-6 /* current on the wire: microamperes */
@@ -255,4 +256,31 @@ static int alk_enable(drv *d, bool on, drv_fault *f)
     return r;
 }
 
-const drv_ops drv_armlink_ops = {alk_probe, alk_enable, alk_read, alk_write};
+/* The fatal-signal frame: DISABLE (all channels at once). Its sequence number is 0, whatever
+ * the last one was: the board executes every valid request (drivers/README.md). */
+static int alk_build_off_frame(drv *d)
+{
+    int len = alk_build_disable(d->off_frame, sizeof d->off_frame, 0);
+    if (len <= 0) return -1;
+    d->off_len = (size_t)len;
+    return 0;
+}
+
+/* drv_torque_off_each for the board: DISABLE, acknowledged, with the retries in d->cfg. A reply
+ * with fault flags confirms it too (the board took the command). */
+static int alk_torque_off_each(drv *d, drv_off_report report, void *ctx)
+{
+    drv_fault f;
+    d->enabled = false; /* a latched watchdog flag is not an error here */
+    int r = simple(d, alk_build_disable(d->tx, sizeof d->tx, next_seq(d)), ALK_CMD_DISABLE, &f);
+    if (r == 0 || f.status == DRV_EALERT) return 0;
+    char why[sizeof f.message];
+    snprintf(why, sizeof why, "%s", f.message);
+    drv_fail(&f, f.status, -1, "armlink board on %s did not acknowledge DISABLE (%d attempts): %s",
+             d->cfg.port, d->cfg.retries + 1, why);
+    if (report) report(ctx, &f);
+    return 1;
+}
+
+const drv_ops drv_armlink_ops = {alk_probe, alk_enable,          alk_read,
+                                 alk_write, alk_build_off_frame, alk_torque_off_each};

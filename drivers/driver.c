@@ -5,11 +5,14 @@
  */
 #include "drivers/driver_impl.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 const char *drv_status_name(drv_status s)
 {
@@ -34,6 +37,8 @@ const char *drv_status_name(drv_status s)
         return "probe";
     case DRV_ECONFIG:
         return "config";
+    case DRV_EBUSY:
+        return "port busy";
     }
     return "unknown";
 }
@@ -180,10 +185,20 @@ drv *drv_open(const armd_config *cfg, drv_fault *f)
         free(d);
         return NULL;
     }
+    if (d->ops->build_off_frame(d) < 0) {
+        drv_fail(f, DRV_ECONFIG, -1, "cannot build the torque-off frame for %d devices",
+                 d->n_servos);
+        free(d);
+        return NULL;
+    }
+    double gap_ns = drv_tick_bus_time_us(cfg) * 1e3;
+    d->off_gap_ns = gap_ns < DRV_OFF_GAP_MIN_NS   ? DRV_OFF_GAP_MIN_NS
+                    : gap_ns > DRV_OFF_GAP_MAX_NS ? DRV_OFF_GAP_MAX_NS
+                                                  : (long)gap_ns;
     char err[sizeof f->message];
     d->port = serial_open(dc->port, dc->baud, err, sizeof err);
     if (!d->port) {
-        drv_fail(f, DRV_EIO, -1, "%s", err);
+        drv_fail(f, errno == EBUSY ? DRV_EBUSY : DRV_EIO, -1, "%s", err);
         free(d);
         return NULL;
     }
@@ -231,6 +246,51 @@ int drv_write(drv *d, const double *tau, drv_fault *f)
     d->counters.writes++;
     if (!d->probed) return drv_fail(f, DRV_EPROBE, -1, "write before a successful probe");
     return d->ops->write(d, tau, f);
+}
+
+int drv_torque_off_each(drv *d, drv_off_report report, void *ctx)
+{
+    /* not real-time: wait long enough for a slow adapter, but bounded per missing device */
+    cfg_driver tick = d->cfg;
+    if (d->cfg.timeout_us < DRV_OFF_MIN_TIMEOUT_US) d->cfg.timeout_us = DRV_OFF_MIN_TIMEOUT_US;
+    if (d->cfg.timeout_us > DRV_OFF_MAX_TIMEOUT_US) d->cfg.timeout_us = DRV_OFF_MAX_TIMEOUT_US;
+    d->cfg.retries = DRV_OFF_ATTEMPTS - 1;
+    int missing = d->ops->torque_off_each(d, report, ctx);
+    d->cfg = tick;
+    d->enabled = false;
+    return missing;
+}
+
+/* Writes all of buf to fd with write(2) only, riding out EINTR and a full output buffer (at most
+ * 1000 x 10 us of waiting). Async-signal-safe. */
+static void write_all_raw(int fd, const uint8_t *buf, size_t len)
+{
+    size_t done = 0;
+    for (int tries = 0; done < len && tries < 1000; tries++) {
+        ssize_t w = write(fd, buf + done, len - done);
+        if (w > 0) {
+            done += (size_t)w;
+        } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct timespec ts = {0, 10000};
+            nanosleep(&ts, NULL);
+        } else if (!(w < 0 && errno == EINTR)) {
+            return; /* the port is gone: nothing more can be done */
+        }
+    }
+}
+
+void drv_torque_off_async(drv *d)
+{
+    if (!d || !d->port || d->off_len == 0) return;
+    int saved = errno;
+    serial_silence(d->port);
+    int fd = serial_fd(d->port);
+    write_all_raw(fd, d->off_frame, d->off_len);
+    struct timespec gap = {0, d->off_gap_ns};
+    while (nanosleep(&gap, &gap) < 0 && errno == EINTR) {
+    }
+    write_all_raw(fd, d->off_frame, d->off_len);
+    errno = saved;
 }
 
 const drv_counters *drv_counters_get(const drv *d)

@@ -30,7 +30,13 @@ typedef struct drv_ops {
     int (*enable)(drv *d, bool on, drv_fault *f);
     int (*read)(drv *d, drv_state *out, drv_fault *f);
     int (*write)(drv *d, const double *tau, drv_fault *f);
+    /* builds d->off_frame (drv_torque_off_async) from the configured IDs; 0 or -1 */
+    int (*build_off_frame)(drv *d);
+    /* drv_torque_off_each's protocol part; returns the count of devices not confirmed */
+    int (*torque_off_each)(drv *d, drv_off_report report, void *ctx);
 } drv_ops;
+
+#define DRV_OFF_FRAME_MAX 1024 /* Sync Write of 1 byte to DRV_MAX_SERVOS IDs fits */
 
 struct drv {
     const drv_ops *ops;
@@ -48,6 +54,9 @@ struct drv {
     uint8_t tx[DXL2_MAX_PACKET];
     uint8_t tx_state[512]; /* the per-tick state request, built at probe */
     size_t tx_state_len;
+    uint8_t off_frame[DRV_OFF_FRAME_MAX]; /* torque off for every device, built at open */
+    size_t off_len;
+    long off_gap_ns; /* between the frame's two copies (drv_torque_off_async) */
     union {
         dxl2_framer dxl;
         alk_framer alk;

@@ -31,7 +31,8 @@ typedef enum {
     DRV_EALERT,   /* device hardware alert (Dynamixel alert bit, armlink fault flag) */
     DRV_EIO,      /* the port itself failed (unplugged, closed) */
     DRV_EPROBE,   /* a device is missing or is not what the config says */
-    DRV_ECONFIG   /* the configuration cannot be driven (e.g. unsupported baud) */
+    DRV_ECONFIG,  /* the configuration cannot be driven (e.g. unsupported baud) */
+    DRV_EBUSY     /* the port is held by another process (a running armd: flock + TIOCEXCL) */
 } drv_status;
 
 typedef struct {
@@ -63,7 +64,9 @@ typedef struct {
 /* -------------------------------------------------------------------- driver interface */
 typedef struct drv drv;
 
-/* Opens cfg->driver.port (8N1, no flow control, low latency, flushed). No bus traffic yet. */
+/* Opens cfg->driver.port (8N1, no flow control, low latency, flushed) and builds the torque-off
+ * frame for drv_torque_off_async. No bus traffic yet. DRV_EBUSY when another process (a
+ * running armd) holds the port. */
 drv *drv_open(const armd_config *cfg, drv_fault *fault);
 /* Identifies every device and checks it matches the config; puts servos in torque (current)
  * mode with torque off and applies return delay / watchdog settings. Waits at least
@@ -77,6 +80,38 @@ int drv_read(drv *d, drv_state *out, drv_fault *fault);
 int drv_write(drv *d, const double *tau, drv_fault *fault);
 const drv_counters *drv_counters_get(const drv *d);
 void drv_close(drv *d);
+
+/* ------------------------------------------------------------------------------ torque off */
+/* Torque off on every configured device without a probe and without touching any other
+ * setting (`armd --torque-off`, e.g. after armd was killed): dxl2 first sends one Sync Write of
+ * Torque Enable (address 64) = 0 to every ID, then writes Torque Enable = 0 to each servo in
+ * turn and waits for its status reply (a reply with the alert bit counts: the write was taken);
+ * armlink sends DISABLE and waits for the acknowledgement. Each device is tried
+ * DRV_OFF_ATTEMPTS times with a reply deadline of timeout_us clamped into
+ * [DRV_OFF_MIN_TIMEOUT_US, DRV_OFF_MAX_TIMEOUT_US], so a missing device costs at most about
+ * 0.3 s. report(ctx, fault) is called for each device that did not confirm (fault->device_id:
+ * the servo ID, -1 for the armlink board) and every device is still tried. Returns how many
+ * did not confirm (0 = all off). */
+typedef void (*drv_off_report)(void *ctx, const drv_fault *fault);
+int drv_torque_off_each(drv *d, drv_off_report report, void *ctx);
+#define DRV_OFF_ATTEMPTS       3
+#define DRV_OFF_MIN_TIMEOUT_US 50000
+#define DRV_OFF_MAX_TIMEOUT_US 100000
+
+/* The last resort of a dying process (fatal-signal handler): writes the torque-off frame built
+ * at drv_open (dxl2: Sync Write of Torque Enable (64) = 0 to every configured ID, which no servo
+ * answers; armlink: DISABLE) straight to the open port's descriptor with write(2), after
+ * silencing the driver's own writes (serial_silence: another thread may be mid-tick).
+ * Half duplex: on an RS-485 bus the frame can collide with a reply already in flight and be
+ * lost, so it is written a second time once such a reply is surely over (one tick's bus time,
+ * at least DRV_OFF_GAP_MIN_NS, at most DRV_OFF_GAP_MAX_NS; nanosleep). A request another thread
+ * had already passed to write(2) before the silence can still be answered during the gap; that
+ * window is a few instructions wide. Async-signal-safe: only write(2), nanosleep(2) and atomic
+ * stores; no allocation, no locks; errno is kept. Does nothing for NULL. The driver is not
+ * usable afterwards. */
+void drv_torque_off_async(drv *d);
+#define DRV_OFF_GAP_MIN_NS 2000000L  /* 2 ms */
+#define DRV_OFF_GAP_MAX_NS 50000000L /* 50 ms */
 
 /* The largest |torque| [N m|N] joint `joint`'s servos can deliver together at the current limits
  * read at probe (INFINITY when the devices report none). Thread-safe after drv_probe. */

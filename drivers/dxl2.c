@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Bus time of n bytes at the configured baud (10 bits per byte: start, 8 data, stop) [ns]. */
@@ -486,4 +487,60 @@ static int dxl_enable(drv *d, bool on, drv_fault *f)
     return first_fail ? -1 : 0;
 }
 
-const drv_ops drv_dxl2_ops = {dxl_probe, dxl_enable, dxl_read, dxl_write};
+/* The fatal-signal frame: one Sync Write of Torque Enable (64) = 0 to every configured ID. A Sync
+ * Write gets no status reply (ROBOTIS e-Manual, Protocol 2.0, Sync Write), so it adds no reply
+ * of its own to a half-duplex bus. */
+static int dxl_build_off_frame(drv *d)
+{
+    uint8_t ids[DRV_MAX_SERVOS], zeros[DRV_MAX_SERVOS] = {0};
+    for (int i = 0; i < d->n_servos; i++) ids[i] = (uint8_t)d->servo[i].id;
+    int len = dxl2_build_sync_write(d->off_frame, sizeof d->off_frame, DXL2_ADDR_TORQUE_ENABLE, 1,
+                                    ids, zeros, (size_t)d->n_servos);
+    if (len <= 0) return -1;
+    d->off_len = (size_t)len;
+    return 0;
+}
+
+/* Torque Enable = 0 written to servo id and confirmed by its status reply, with the retries in
+ * d->cfg. A reply with only the alert bit set confirms it (a latched hardware error does not
+ * refuse the write); an error number does not. */
+static int torque_off_one(drv *d, int id, drv_fault *f)
+{
+    uint8_t zero = 0;
+    int len = dxl2_build_write(d->tx, sizeof d->tx, (uint8_t)id, DXL2_ADDR_TORQUE_ENABLE, &zero, 1);
+    if (len < 0) return drv_fail(f, DRV_ECONFIG, id, "cannot build write");
+    dxl2_packet p;
+    for (int attempt = 0;; attempt++) {
+        if (transact_once(d, (size_t)len, id, 0, &p, f) == 0) return 0;
+        if (f->status == DRV_EALERT && f->device_id == id) return 0;
+        bool transport = f->status == DRV_ETIMEOUT || f->status == DRV_ECRC ||
+                         f->status == DRV_EID || f->status == DRV_ELENGTH;
+        if (!transport || attempt >= d->cfg.retries) return -1;
+        d->counters.retries++;
+    }
+}
+
+/* drv_torque_off_each for servos: the Sync Write to all at once, then one confirmed write each;
+ * a servo that does not confirm is reported by ID and joint. */
+static int dxl_torque_off_each(drv *d, drv_off_report report, void *ctx)
+{
+    drv_fault f;
+    (void)send_buf(d, d->off_frame, d->off_len, &f);
+    int missing = 0;
+    for (int i = 0; i < d->n_servos; i++) {
+        int id = d->servo[i].id;
+        if (torque_off_one(d, id, &f) == 0) continue;
+        missing++;
+        char why[sizeof f.message];
+        snprintf(why, sizeof why, "%s", f.message);
+        drv_fail(&f, f.status, id,
+                 "joint %s: servo %d did not confirm Torque Enable = 0 (%d "
+                 "attempts): %s",
+                 d->joint[d->servo[i].joint].name, id, d->cfg.retries + 1, why);
+        if (report) report(ctx, &f);
+    }
+    return missing;
+}
+
+const drv_ops drv_dxl2_ops = {dxl_probe, dxl_enable,          dxl_read,
+                              dxl_write, dxl_build_off_frame, dxl_torque_off_each};

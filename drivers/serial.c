@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/serial.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct serial_port {
     struct sp_port *sp;
     int fd;      /* the descriptor data goes through */
     int lock_fd; /* holds the flock() claim: fd itself, or a second descriptor beside sp's */
+    atomic_int silenced; /* serial_silence(): writes refused from then on */
 };
 
 uint64_t serial_now_ns(void)
@@ -50,23 +52,28 @@ static void in_use_error(char *err, size_t errlen, const char *path)
 
 /* Opens real (the resolved path) and takes an advisory exclusive flock() on it, before anything
  * configures the port. flock() binds root too, between cooperating processes; an open refused
- * with EBUSY is another opener's TIOCEXCL. Returns the descriptor, or -1 with err set. */
+ * with EBUSY is another opener's TIOCEXCL. Returns the descriptor, or -1 with err set (errno
+ * EBUSY when the port is taken). */
 static int claim_port(const char *path, const char *real, char *err, size_t errlen)
 {
     int fd = open(real, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == EBUSY)
+        int e = errno;
+        if (e == EBUSY)
             in_use_error(err, errlen, path);
         else
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
+        errno = e;
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno == EWOULDBLOCK)
+        int e = errno == EWOULDBLOCK ? EBUSY : errno;
+        if (e == EBUSY)
             in_use_error(err, errlen, path);
         else
-            snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(errno));
+            snprintf(err, errlen, "%s: cannot lock: %s", path, strerror(e));
         close(fd);
+        errno = e;
         return -1;
     }
     return fd;
@@ -158,7 +165,9 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
     }
     p->lock_fd = claim_port(path, real, err, errlen);
     if (p->lock_fd < 0) {
+        int e = errno;
         free(p);
+        errno = e;
         return NULL;
     }
     if (sp_get_port_by_name(real, &p->sp) != SP_OK) {
@@ -175,13 +184,15 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
         return p;
     }
     if (sp_open(p->sp, SP_MODE_READ_WRITE) != SP_OK) {
-        if (sp_last_error_code() == EBUSY)
+        int e = sp_last_error_code();
+        if (e == EBUSY)
             in_use_error(err, errlen, path);
         else
             sp_error(err, errlen, path, "cannot open");
         sp_free_port(p->sp);
         close(p->lock_fd);
         free(p);
+        errno = e == EBUSY ? EBUSY : EIO;
         return NULL;
     }
     const char *step = NULL;
@@ -226,6 +237,11 @@ int serial_fd(const serial_port *p)
     return p->fd;
 }
 
+void serial_silence(serial_port *p)
+{
+    atomic_store_explicit(&p->silenced, 1, memory_order_release);
+}
+
 void serial_flush(serial_port *p)
 {
     if (p->sp)
@@ -261,6 +277,10 @@ static int wait_fd(int fd, short events, uint64_t deadline_ns)
 
 int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadline_ns)
 {
+    if (atomic_load_explicit(&p->silenced, memory_order_acquire)) {
+        errno = EPIPE;
+        return -1;
+    }
     size_t done = 0;
     while (done < n) {
         ssize_t w = write(p->fd, data + done, n - done);

@@ -16,7 +16,8 @@ typedef struct serial_port serial_port;
 /* CLOCK_MONOTONIC now [ns]. */
 uint64_t serial_now_ns(void);
 
-/* Opens path at baud 8N1 without flow control. NULL with a message in err on failure. */
+/* Opens path at baud 8N1 without flow control. NULL with a message in err on failure; errno is
+ * then EBUSY when another process holds the port (flock / TIOCEXCL). */
 serial_port *serial_open(const char *path, int baud, char *err, size_t errlen);
 void serial_close(serial_port *p);
 
@@ -32,7 +33,10 @@ void serial_flush(serial_port *p);
 /* Discards unread input only (before a request: a stale reply must not answer it). Output is
  * never flushed in operation: it would cut the previous request (e.g. a Sync Write) short. */
 void serial_flush_input(serial_port *p);
-/* The underlying descriptor (tests). */
+/* The underlying descriptor (tests, and the fatal-signal torque off). */
 int serial_fd(const serial_port *p);
+/* From here on serial_write() sends nothing (fails with EPIPE): the bus stays quiet for a last
+ * frame written straight to the descriptor. Async-signal-safe (one lock-free atomic store). */
+void serial_silence(serial_port *p);
 
 #endif

@@ -281,6 +281,23 @@ static void test_each_error_message(void **state)
          "t.ini:18: [joint j1] upper: -2 rad must be above lower (-1 rad)", 1, 0, false},
         {"inertia = 0.01 0 0 0.01 0 0.01", "inertia = 1 0 0 0.1 0 0.1",
          "t.ini:16: [joint j1] inertia: warning: ", 0, 1, true},
+        /* a watchdog off is refused unless allowed on purpose, then a warning */
+        {"port = /dev/null", "port = /dev/null\nbus_watchdog_ms = 0",
+         "t.ini:7: [driver] bus_watchdog_ms: 0 switches the servos' bus watchdog off, so a "
+         "silent bus (armd killed, crashed or hung, a cable pulled) leaves the last torque "
+         "applied; set it > 0, or add allow_no_watchdog = true to [driver] to run without it on "
+         "purpose",
+         1, 0, false},
+        {"type = dxl2", "type = armlink\ndevice_watchdog_ms = 0",
+         "t.ini:6: [driver] device_watchdog_ms: 0 switches the board's watchdog off, so a silent "
+         "bus",
+         1, 0, true},
+        {"port = /dev/null", "port = /dev/null\nbus_watchdog_ms = 0\nallow_no_watchdog = true",
+         "t.ini:7: [driver] bus_watchdog_ms: warning: 0 switches the servos' bus watchdog off "
+         "(allowed by allow_no_watchdog): if armd stops talking, the last torque stays applied",
+         0, 1, false},
+        {"port = /dev/null", "port = /dev/null\nallow_no_watchdog = maybe",
+         "t.ini:7: [driver] allow_no_watchdog: expected true or false, got 'maybe'", 1, 0, false},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const error_case *k = &cases[i];
@@ -431,6 +448,12 @@ static void test_compare_live_and_restart(void **state)
     assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 1);
     assert_string_equal(restart, "[driver] port, [joint j1] mass");
     assert_string_equal(live, "[joint j1] kd");
+    /* allowing a watchdog off is checked at start: restart */
+    const char *f4[] = {"port = /dev/null"}, *t4[] = {"port = /dev/null\nallow_no_watchdog = yes"};
+    load_variant(&cfg2, 1, f4, t4);
+    assert_true(cfg2.driver.allow_no_watchdog);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 1);
+    assert_string_equal(restart, "[driver] allow_no_watchdog");
     /* an added joint: restart */
     const char *f3[] = {"torque_per_amp = 1"};
     const char *t3[] = {"torque_per_amp = 1\n[joint j2]\ntype = revolute\ndh = standard\na = 0\n"

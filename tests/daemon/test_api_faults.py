@@ -14,7 +14,7 @@ import time
 from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, run,
                           rows_between)
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\n"
+NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ESTOP_WITHIN = 0.010  # s after the estop reply by which the applied torque must be exactly 0
 
 

@@ -127,7 +127,7 @@ def _die_with_parent():
 class Rig:
     """armsim + armd on a pseudo-terminal in a temporary directory."""
 
-    def __init__(self, args, name, sim_args=READY_POSE, dropin=DEFAULT_DROPIN):
+    def __init__(self, args, name, sim_args=READY_POSE, dropin=DEFAULT_DROPIN, armd_env=None):
         """The config is a copy of args.config in the run directory (arm.ini) with dropin as
         the drop-in arm.d/10-test.ini (default: the loop at 1 kHz, see DEFAULT_DROPIN). The simulated PUMA starts
         in its ready pose (upright), where friction holds it while armd is still disabled; at
@@ -148,6 +148,7 @@ class Rig:
         self.sim_ready = None
         self.armd = None
         self.sim_args = list(sim_args)
+        self.armd_env = armd_env  # armd's environment (None: this process's)
 
     def __enter__(self):
         self.start_sim()
@@ -186,7 +187,8 @@ class Rig:
         log = open(os.path.join(self.dir, "armd.log"), "w")
         self.armd = subprocess.Popen(
             [self.args.armd, "-c", self.config, "--port", self.link, "--socket", self.sock]
-            + list(extra), stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            + list(extra), stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
+            env=self.armd_env)
         deadline = time.time() + 15
         while time.time() < deadline:
             if os.path.exists(self.sock):

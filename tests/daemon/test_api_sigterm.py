@@ -22,14 +22,15 @@ from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_off
                           zero_onset)
 from test_api_tracking import make_points
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\n"
+NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ZERO_WITHIN = 0.020  # s after armd's exit by which the applied torque must be exactly 0
 
 
-def interrupt(args, sig):
+def interrupt(args, sig, armd_env=None):
     """Runs a trajectory, sends sig to armd mid-way; returns (truth, exit time in truth seconds,
-    signal time in truth seconds, armd's exit status, rig directory state)."""
-    with Rig(args, "sig%d" % sig, dropin=NO_WATCHDOG) as rig:
+    signal time in truth seconds, armd's exit status, whether the socket file is left, armd's
+    log). armd_env: armd's environment (None: this process's)."""
+    with Rig(args, "sig%d" % sig, dropin=NO_WATCHDOG, armd_env=armd_env) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         info = c.call("info")
