@@ -8,7 +8,8 @@ Asserts: every unit has its own socket inside its own runtime directory; the ins
 directories are disjoint; no unit's stop removes another's socket or directory. Negative
 controls: the same check must catch the layout these units had before (every unit
 RuntimeDirectory=armd, RuntimeDirectoryPreserve=no, sockets /run/armd/NAME.sock), and
-armd.service with RuntimeDirectoryPreserve=no.
+armd.service with RuntimeDirectoryPreserve=no. Also: ExecStopPost= runs `armd --torque-off` on
+the unit's own configuration, not ignoring failure, guarded by the same ConditionPathExists=.
 
 usage: test_units.py UNIT_DIR   (the build's systemd/ directory)
 """
@@ -91,6 +92,22 @@ def check_directories(t):
     print("negative controls: the old shared layout and a non-preserved /run/armd are caught")
 
 
+def check_stop_post(t):
+    for u in units_from(t):
+        raw = u.values("ExecStopPost")
+        check(len(raw) == 1, "%s: %d ExecStopPost= lines, expected 1" % (u.name, len(raw)))
+        check(not raw[0].startswith("-"), "%s: ExecStopPost= ignores failure ('-'): a "
+              "torque-off that failed must show" % u.name)
+        argv = u.argv("ExecStopPost")
+        start = u.argv("ExecStart")
+        want = [start[0], "--torque-off", "-c", u.config]
+        check(argv == want, "%s: ExecStopPost=%s, expected %s" % (u.name, argv, want))
+        cond = u.value("ConditionPathExists", section="Unit")
+        check(cond == u.config, "%s: ConditionPathExists=%s is not the configuration %s that "
+              "ExecStart= and ExecStopPost= read" % (u.name, cond, u.config))
+    print("ExecStopPost=: armd --torque-off -c <the unit's configuration> on every unit")
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: test_units.py UNIT_DIR")
@@ -98,6 +115,7 @@ def main():
     try:
         t = texts(sys.argv[1])
         check_directories(t)
+        check_stop_post(t)
     except (Failure, unitmodel.UnitError, OSError) as e:
         print("FAIL:", e)
         return 1
