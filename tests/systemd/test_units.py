@@ -9,7 +9,8 @@ directories are disjoint; no unit's stop removes another's socket or directory. 
 controls: the same check must catch the layout these units had before (every unit
 RuntimeDirectory=armd, RuntimeDirectoryPreserve=no, sockets /run/armd/NAME.sock), and
 armd.service with RuntimeDirectoryPreserve=no. Also: ExecStopPost= runs `armd --torque-off` on
-the unit's own configuration, not ignoring failure, guarded by the same ConditionPathExists=.
+the unit's own configuration, not ignoring failure, guarded by the same ConditionPathExists=; the
+real-time limits and the serial ports survive the hardening.
 
 usage: test_units.py UNIT_DIR   (the build's systemd/ directory)
 """
@@ -108,6 +109,25 @@ def check_stop_post(t):
     print("ExecStopPost=: armd --torque-off -c <the unit's configuration> on every unit")
 
 
+def check_realtime_and_ports(t):
+    for u in units_from(t):
+        rtprio = u.value("LimitRTPRIO", default="0")
+        check(rtprio.isdigit() and int(rtprio) > 0, "%s: LimitRTPRIO=%s" % (u.name, rtprio))
+        check(u.value("LimitMEMLOCK") == "infinity", "%s: LimitMEMLOCK=%s" %
+              (u.name, u.value("LimitMEMLOCK")))
+        for key in ("RestrictRealtime", "PrivateDevices"):
+            check(u.value(key, default="no") in ("no", "false", "0", "off"),
+                  "%s: %s=%s forbids SCHED_FIFO or hides the serial port" %
+                  (u.name, key, u.value(key)))
+        allowed = set(u.values("DeviceAllow"))
+        for dev in ("char-ttyUSB rw", "char-ttyACM rw", "char-ttyS rw"):
+            check(dev in allowed, "%s: DeviceAllow=%s missing" % (u.name, dev))
+        check("dialout" in " ".join(u.values("SupplementaryGroups")).split(),
+              "%s: not in group dialout" % u.name)
+        check(u.value("User") == "armd", "%s: User=%s" % (u.name, u.value("User")))
+    print("SCHED_FIFO and mlockall limits, serial devices and group dialout kept")
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: test_units.py UNIT_DIR")
@@ -116,6 +136,7 @@ def main():
         t = texts(sys.argv[1])
         check_directories(t)
         check_stop_post(t)
+        check_realtime_and_ports(t)
     except (Failure, unitmodel.UnitError, OSError) as e:
         print("FAIL:", e)
         return 1
