@@ -10,10 +10,11 @@
 
 #include "tools/armctl/armctl.h"
 
-#define DEFAULT_SOCKET "/run/armd/armd.sock"
+#define DEFAULT_SOCKET "/run/armd/armd.sock" /* armd.service's */
+#define INSTANCE_DIR   "/run/armd"           /* armd@NAME's socket: INSTANCE_DIR/NAME/armd.sock */
 
 static const char usage_text[] =
-    "usage: armctl [-s SOCKET] [--json] COMMAND [ARGS]\n"
+    "usage: armctl [-s SOCKET | -a NAME] [--json] COMMAND [ARGS]\n"
     "\n"
     "Commands armd (the arm controller daemon) over its socket.\n"
     "\n"
@@ -35,6 +36,9 @@ static const char usage_text[] =
     "                             fails on fault or estop\n"
     "\n"
     "  -s, --socket SOCKET        default $ARMD_SOCKET, else " DEFAULT_SOCKET "\n"
+    "                             (armd.service)\n"
+    "  -a, --arm NAME             the arm of systemd instance armd@NAME:\n"
+    "                             socket " INSTANCE_DIR "/NAME/armd.sock\n"
     "  --json                     print the daemon's JSON result\n"
     "  -h, --help                 this text\n"
     "\n"
@@ -65,15 +69,39 @@ static const struct {
     {"wait", cmd_wait},     {"controller", cmd_controller},
 };
 
+/* A systemd instance name that stays one directory below INSTANCE_DIR. */
+static bool instance_name_ok(const char *name)
+{
+    return name[0] && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *sock = getenv("ARMD_SOCKET");
     if (!sock || !sock[0]) sock = DEFAULT_SOCKET;
+    const char *sock_option = NULL; /* the option that named the socket, if one did */
+    char arm_sock[sizeof INSTANCE_DIR + 256 + sizeof "/armd.sock"];
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if ((strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0) && i + 1 < argc)
-            sock = argv[++i];
-        else if (strcmp(argv[i], "--json") == 0)
+        bool is_socket = strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0;
+        bool is_arm = strcmp(argv[i], "-a") == 0 || strcmp(argv[i], "--arm") == 0;
+        if ((is_socket || is_arm) && i + 1 < argc) {
+            if (sock_option)
+                return usage_error("%s: the socket is already named; give one -s SOCKET or "
+                                   "--arm NAME",
+                                   argv[i]);
+            sock_option = argv[i++];
+            if (is_socket) {
+                sock = argv[i];
+                continue;
+            }
+            if (!instance_name_ok(argv[i]) || strlen(argv[i]) > 255)
+                return usage_error("--arm '%s': not an instance name (1-255 characters, no '/', "
+                                   "not '.' or '..')",
+                                   argv[i]);
+            snprintf(arm_sock, sizeof arm_sock, INSTANCE_DIR "/%s/armd.sock", argv[i]);
+            sock = arm_sock;
+        } else if (strcmp(argv[i], "--json") == 0)
             opt_json = true;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(usage_text, stdout);

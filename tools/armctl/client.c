@@ -35,7 +35,7 @@ armctl_conn *conn_open(const char *path, char *err, size_t err_len)
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
         snprintf(err, err_len, "cannot connect to armd at %s: %s%s", path, strerror(errno),
                  errno == ENOENT || errno == ECONNREFUSED
-                     ? " (is armd running? use -s SOCKET or $ARMD_SOCKET)"
+                     ? " (is armd running? use -s SOCKET, --arm NAME or $ARMD_SOCKET)"
                      : "");
         if (fd >= 0) close(fd);
         return NULL;
