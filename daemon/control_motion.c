@@ -123,7 +123,7 @@ static void settle(ctl *c, const law_params *p, double dt)
     r->settle_for = 0;
     double limit = fmax(GOAL_TIMEOUT_MIN_S, 5 * p->trajectory.settle_time);
     if (after > limit) {
-        char why[sizeof r->ev.text];
+        char why[256]; /* truncated to the event text by finish_active */
         snprintf(why, sizeof why,
                  "aborted: joint %s still %.4g from the goal %.3g s after the end (goal "
                  "tolerance %.4g)",
