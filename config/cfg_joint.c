@@ -221,8 +221,10 @@ static void apply_device(cfg_ctx *c, const char *sec, armd_config *cfg, int i, c
     cfg_joint *cj = &cfg->joint[i];
     apply_ids(c, sec, cfg, i);
     int n = cj->n_ids > 0 ? cj->n_ids : 1;
-    cfg_get_num(c, sec, "counts_per_rev", false, R_POS(1e9), "counts", &cj->counts_per_rev);
-    cfg_get_num(c, sec, "gear_ratio", false, R_POS(1e5), "", &cj->gear_ratio);
+    /* lower bounds keep every encoder reading a finite joint position and velocity:
+     * |q| <= (2^31 counts * 2 pi / 1 + 1e6 rad) / 1e-3 ~ 1.4e13 */
+    cfg_get_num(c, sec, "counts_per_rev", false, R(1, 1e9), "counts", &cj->counts_per_rev);
+    cfg_get_num(c, sec, "gear_ratio", false, R(1e-3, 1e5), "", &cj->gear_ratio);
     double v[CFG_MAX_IDS];
     int k = cfg_get_list(c, sec, "direction", n, "one per servo", R(-1, 1), "", v);
     for (int s = 0; s < k; s++)

@@ -66,6 +66,9 @@ static int exchange_once(drv *d, size_t len, uint8_t cmd, alk_frame *fr, size_t 
     }
     uint8_t seq = d->tx[3];
     uint8_t chunk[256];
+    /* once the deadline has passed, one last read takes what already arrived: bytes that keep
+     * arriving (stale replies, echoes, noise) cannot hold the exchange past its deadline */
+    bool last_read = false;
     for (;;) {
         int r = alk_framer_next(&d->rx.alk, fr);
         if (r == ALK_ECRC || r == ALK_ELENGTH) {
@@ -104,7 +107,11 @@ static int exchange_once(drv *d, size_t len, uint8_t cmd, alk_frame *fr, size_t 
             }
             return 0;
         }
-        ssize_t n = serial_read(d->port, chunk, sizeof chunk, deadline);
+        ssize_t n = 0; /* after the last read: a timeout */
+        if (!last_read) {
+            last_read = serial_now_ns() >= deadline;
+            n = serial_read(d->port, chunk, sizeof chunk, deadline);
+        }
         if (n < 0) {
             drv_count(d, DRV_EIO);
             return drv_fail(f, DRV_EIO, -1, "%s: read failed: %s", d->cfg.port, strerror(errno));
@@ -243,7 +250,9 @@ static int alk_probe(drv *d, drv_fault *f)
     return drv_check_twins(d, f);
 }
 
-/* ENABLE / DISABLE (the board acts on all channels at once). */
+/* ENABLE / DISABLE (the board acts on all channels at once). An ENABLE that fails is followed
+ * by a DISABLE: its reply may have been lost after the board switched the motors on, and
+ * nothing may stay enabled that the driver believes off. */
 static int alk_enable(drv *d, bool on, drv_fault *f)
 {
     uint8_t seq = next_seq(d);
@@ -252,6 +261,12 @@ static int alk_enable(drv *d, bool on, drv_fault *f)
     bool was = d->enabled;
     d->enabled = false; /* a latched watchdog flag is not an error while switching */
     int r = simple(d, len, on ? ALK_CMD_ENABLE : ALK_CMD_DISABLE, f);
+    if (on && r != 0) {
+        drv_fault ignored;
+        (void)simple(d, alk_build_disable(d->tx, sizeof d->tx, next_seq(d)), ALK_CMD_DISABLE,
+                     &ignored);
+        was = false;
+    }
     d->enabled = was;
     return r;
 }

@@ -94,6 +94,14 @@ void drv_count(drv *d, drv_status s)
     }
 }
 
+/* A call's result r: on success *f says DRV_OK, not the fault of an attempt that a retry
+ * (or a valid reply after a corrupt frame) overcame. */
+static int outcome(int r, drv_fault *f)
+{
+    if (r == 0) fault_clear(f);
+    return r;
+}
+
 /* Checks one joint's device mapping for the protocol; returns -1 with a DRV_ECONFIG fault. */
 static int check_joint(const armd_config *cfg, int j, drv_fault *f)
 {
@@ -218,7 +226,7 @@ int drv_probe(drv *d, drv_fault *f)
     int r = d->ops->probe(d, f);
     d->cfg = tick;
     d->probed = r == 0;
-    return r;
+    return outcome(r, f);
 }
 
 int drv_enable(drv *d, bool on, drv_fault *f)
@@ -229,7 +237,7 @@ int drv_enable(drv *d, bool on, drv_fault *f)
     int r = d->ops->enable(d, on, f);
     if (r == 0) d->enabled = on;
     if (!on && r != 0) d->enabled = false; /* assume the worst for the next enable */
-    return r;
+    return outcome(r, f);
 }
 
 int drv_read(drv *d, drv_state *out, drv_fault *f)
@@ -237,7 +245,7 @@ int drv_read(drv *d, drv_state *out, drv_fault *f)
     fault_clear(f);
     d->counters.reads++;
     if (!d->probed) return drv_fail(f, DRV_EPROBE, -1, "read before a successful probe");
-    return d->ops->read(d, out, f);
+    return outcome(d->ops->read(d, out, f), f);
 }
 
 int drv_write(drv *d, const double *tau, drv_fault *f)
@@ -245,7 +253,7 @@ int drv_write(drv *d, const double *tau, drv_fault *f)
     fault_clear(f);
     d->counters.writes++;
     if (!d->probed) return drv_fail(f, DRV_EPROBE, -1, "write before a successful probe");
-    return d->ops->write(d, tau, f);
+    return outcome(d->ops->write(d, tau, f), f);
 }
 
 int drv_torque_off_each(drv *d, drv_off_report report, void *ctx)
@@ -327,11 +335,11 @@ void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit)
         const cfg_joint *J = &d->joint[s->joint];
         double raw = units_tau_to_amps(J, s->k, tau[s->joint]) / amps_per_unit;
         double lim = s->current_limit;
-        if (!isfinite(raw))
-            raw = 0;
-        else if (raw > lim)
-            raw = lim;
-        else if (raw < -lim)
+        if (!isfinite(tau[s->joint]))
+            raw = 0; /* NaN or infinite: no torque */
+        else if (!(raw <= lim))
+            raw = lim; /* also a finite torque whose conversion overflowed */
+        else if (!(raw >= -lim))
             raw = -lim;
         s->current = (int32_t)lround(raw);
     }

@@ -82,8 +82,8 @@ void drv_count(drv *d, drv_status s);
 /* Converts raw readings to joint state (units_*); scale factors turn raw values into amps and
  * rpm. Joint position and velocity come from the joint's first servo, torque is the sum. */
 void drv_fill_state(const drv *d, drv_state *out, double amps_per_unit, double rpm_per_unit);
-/* Joint torques -> per-servo current in device units (rounded, clamped to the servo's limit;
- * a non-finite torque gives 0). Writes servo[i].current. */
+/* Joint torques -> per-servo current in device units (rounded, clamped to the servo's limit,
+ * also when the conversion overflows; a non-finite torque gives 0). Writes servo[i].current. */
 void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit);
 /* Checks that the twins of every joint agree within DRV_TWIN_TOLERANCE (after a read). */
 int drv_check_twins(const drv *d, drv_fault *f);

@@ -37,11 +37,18 @@ static int send_tx(drv *d, size_t len, drv_fault *f)
     return send_buf(d, d->tx, len, f);
 }
 
-/* Waits for the next valid packet before deadline_ns. Frames rejected on the way are counted
+/* One transaction's replies are read until deadline_ns [CLOCK_MONOTONIC ns]; once it has
+ * passed, one last read takes what already arrived and the window closes: bytes that keep
+ * arriving (a babbling device, a noisy line) cannot hold the transaction past its deadline. */
+typedef struct {
+    uint64_t deadline_ns;
+    bool closed;
+} rx_window;
+
+/* Waits for the next valid packet within the window. Frames rejected on the way are counted
  * and remembered in *first (the first such fault); returns 0 with *pkt, or -1 on timeout /
  * I/O error (fault filled unless a framing fault was already recorded). */
-static int next_packet(drv *d, dxl2_packet *pkt, uint64_t deadline_ns, drv_fault *first,
-                       bool *have_first)
+static int next_packet(drv *d, dxl2_packet *pkt, rx_window *w, drv_fault *first, bool *have_first)
 {
     uint8_t chunk[256];
     for (;;) {
@@ -56,7 +63,9 @@ static int next_packet(drv *d, dxl2_packet *pkt, uint64_t deadline_ns, drv_fault
             }
             continue;
         }
-        ssize_t n = serial_read(d->port, chunk, sizeof chunk, deadline_ns);
+        if (w->closed) return -1;
+        if (serial_now_ns() >= w->deadline_ns) w->closed = true; /* this read is the last */
+        ssize_t n = serial_read(d->port, chunk, sizeof chunk, w->deadline_ns);
         if (n < 0) {
             drv_count(d, DRV_EIO);
             drv_fail(first, DRV_EIO, -1, "%s: read failed: %s", d->cfg.port, strerror(errno));
@@ -111,11 +120,12 @@ static int check_error_byte(drv *d, const dxl2_packet *p, drv_fault *f)
 static int transact_once(drv *d, size_t len, int id, int want, dxl2_packet *pkt, drv_fault *f)
 {
     if (send_tx(d, len, f) < 0) return -1;
-    uint64_t deadline = serial_now_ns() + bytes_ns(d, len + DXL2_STATUS_MIN + (size_t)(want + 1)) +
-                        (uint64_t)(d->cfg.timeout_us + d->cfg.return_delay_us) * 1000u;
+    rx_window w = {serial_now_ns() + bytes_ns(d, len + DXL2_STATUS_MIN + (size_t)(want + 1)) +
+                       (uint64_t)(d->cfg.timeout_us + d->cfg.return_delay_us) * 1000u,
+                   false};
     bool have = false;
     for (;;) {
-        if (next_packet(d, pkt, deadline, f, &have) < 0) {
+        if (next_packet(d, pkt, &w, f, &have) < 0) {
             if (have) return -1;
             drv_count(d, DRV_ETIMEOUT);
             return drv_fail(f, DRV_ETIMEOUT, id, "servo %d: no reply within %d us", id,
@@ -226,14 +236,15 @@ static int state_once(drv *d, drv_fault *f, bool *data_ok)
     for (int i = 0; i < d->n_servos; i++) d->servo[i].seen = false;
     if (send_buf(d, d->tx_state, d->tx_state_len, f) < 0) return -1;
     size_t n_delay = d->cfg.fast_sync_read ? 1 : (size_t)d->n_servos;
-    uint64_t deadline = serial_now_ns() + bytes_ns(d, state_reply_bytes(d) + d->tx_state_len) +
-                        (uint64_t)d->cfg.timeout_us * 1000u +
-                        (uint64_t)n_delay * (uint64_t)d->cfg.return_delay_us * 1000u;
+    rx_window w = {serial_now_ns() + bytes_ns(d, state_reply_bytes(d) + d->tx_state_len) +
+                       (uint64_t)d->cfg.timeout_us * 1000u +
+                       (uint64_t)n_delay * (uint64_t)d->cfg.return_delay_us * 1000u,
+                   false};
     bool have = false; /* a fault recorded in f */
     int got = 0;
     while (got < d->n_servos) {
         dxl2_packet p;
-        if (next_packet(d, &p, deadline, f, &have) < 0) break;
+        if (next_packet(d, &p, &w, f, &have) < 0) break;
         if (p.instruction != DXL2_INST_STATUS) continue; /* echo of our request */
         if (d->cfg.fast_sync_read) {
             dxl2_fast_entry e[DRV_MAX_SERVOS];

@@ -220,6 +220,7 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
         double Ua =
             U[0] * a[0] + U[1] * a[1] + U[2] * a[2] + U[3] * a[3] + U[4] * a[4] + U[5] * a[5];
         double x = (d->u[i] - Ua) * d->Dinv[i];
+        if (!isfinite(x)) return -1; /* D so small that qdd overflowed: numerically singular */
         qdd[i] = x;
         a[2] += jt->sr * x;
         a[5] += jt->pr * x;

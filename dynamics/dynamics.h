@@ -127,7 +127,8 @@ void dyn_mass_matrix_strobe(const dyn_model *m, dyn_data *d, const double *q, un
 
 /* Forward dynamics: solves dyn_rnea(q, qd, qdd, wrench, flags) == tau for qdd.
  * _chol: H by composite rigid bodies + Cholesky. _aba: O(n) recursive (Vereshchagin /
- * articulated body). Return 0, or -1 if H is not positive definite. */
+ * articulated body). Return 0, or -1 if H is not positive definite or so close to singular
+ * that qdd is not finite (e.g. a link of 1e-307 kg m^2; qdd must not be used then). */
 int dyn_forward_chol(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
                      const double *tau, const double *wrench, unsigned flags, double *qdd);
 int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const double *qd,

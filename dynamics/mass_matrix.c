@@ -122,6 +122,7 @@ int dyn_forward_chol(const dyn_model *m, dyn_data *d, const double *q, const dou
         double t = qdd[i];
         for (int k = i + 1; k < n; k++) t -= H[k * n + i] * qdd[k];
         qdd[i] = t / H[i * n + i];
+        if (!isfinite(qdd[i])) return -1; /* overflowed: H numerically singular */
     }
     return 0;
 }

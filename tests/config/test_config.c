@@ -298,6 +298,14 @@ static void test_each_error_message(void **state)
          0, 1, false},
         {"port = /dev/null", "port = /dev/null\nallow_no_watchdog = maybe",
          "t.ini:7: [driver] allow_no_watchdog: expected true or false, got 'maybe'", 1, 0, false},
+        /* a tiny gear ratio or encoder resolution turns encoder counts into an infinite joint
+         * position (found by fuzz_drv_armlink) */
+        {"torque_per_amp = 1", "torque_per_amp = 1\ngear_ratio = 1e-300",
+         "t.ini:26: [joint j1] gear_ratio: 1e-300 is out of range: must be 0.001 to 100000", 1, 0,
+         false},
+        {"torque_per_amp = 1", "torque_per_amp = 1\ncounts_per_rev = 0.5",
+         "t.ini:26: [joint j1] counts_per_rev: 0.5 is out of range: must be 1 to 1e+09 counts", 1,
+         0, false},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const error_case *k = &cases[i];
