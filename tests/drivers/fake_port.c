@@ -17,6 +17,7 @@ enum { OP_SILENCE, OP_RAW, OP_REPLY, OP_DELAY, OP_IO_ERROR, OP_WRITE_FAIL };
 
 struct serial_port {
     fake_port *fp;
+    bool silenced; /* serial_silence(): writes refused from then on */
 };
 
 static fake_port *current; /* the port of this run (fake_port_begin) */
@@ -87,6 +88,7 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
     }
     (void)baud;
     p->fp = current;
+    p->silenced = false;
     current->opens++;
     return p;
 }
@@ -117,9 +119,18 @@ void serial_flush_input(serial_port *p)
     serial_flush(p);
 }
 
+void serial_silence(serial_port *p)
+{
+    p->silenced = true;
+}
+
 int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadline_ns)
 {
     fake_port *fp = port_of(p, "write");
+    if (p->silenced) {
+        errno = EPIPE;
+        return -1;
+    }
     fp->writes++;
     fp->tx_start_ns = fp->now_ns;
     fp->tx_deadline_ns = 0;
