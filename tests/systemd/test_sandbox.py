@@ -21,6 +21,8 @@ Asserts, from the trace of every thread:
   random, urandom; ProtectHome=: nothing in /home, /root, /run/user; PrivateTmp=: nothing in
   /tmp but the stand-ins; ProcSubset=pid, ProtectProc=invisible: /proc only for armd itself;
 - RemoveIPC=: no System V or POSIX IPC objects (shared memory, semaphores, message queues).
+The same for `armd --torque-off` (ExecStopPost= runs it in the same sandbox), run after armd
+has exited: it must exit 0.
 Negative control: the same evaluation of the filter must refuse a call the unit removes
 (setpriority, of @resources) and one it never allows (ptrace).
 
@@ -202,7 +204,8 @@ def exercise(sock, pid, proc, notify):
     check(code == 0, "strace/armd exited %d on SIGTERM" % code)
 
 
-def check_trace(trace, unit, sets, rundir, port, armd_pids):
+def check_trace(trace, unit, sets, rundir, port, armd_pids,
+                needs=("sched_setscheduler", "sched_setaffinity", "mlockall", "chown", "sendmsg")):
     allowed = allowed_syscalls(unit, sets)
     for bad in ("setpriority", "ptrace"):  # negative control of the evaluation
         check(bad not in allowed, "the filter evaluation lets %s through" % bad)
@@ -210,7 +213,7 @@ def check_trace(trace, unit, sets, rundir, port, armd_pids):
     denied = sorted(used - allowed)
     check(not denied, "armd makes system calls %s's SystemCallFilter= refuses: %s" %
           (unit.name, ", ".join(denied)))
-    for need in ("sched_setscheduler", "sched_setaffinity", "mlockall", "chown", "sendmsg"):
+    for need in needs:
         check(need in used, "armd never called %s: the run did not exercise it" % need)
     print("%d distinct system calls, all allowed; beyond @default: %s" %
           (len(used), " ".join(sorted(used - expand(["@default"], sets)))))
@@ -296,6 +299,17 @@ def main(args):
         trace = Trace(strace_log)
         check(len(trace.calls) > 1000, "only %d calls traced" % len(trace.calls))
         check_trace(trace, unit, sets, rundir, port, trace.pids)
+        # ExecStopPost= runs armd --torque-off in the same sandbox: the same checks for it
+        off_log = os.path.join(rig.dir, "strace-torque-off.log")
+        off = subprocess.run(
+            [shutil.which("strace"), "-f", "-qq", "-s", "4096", "-e", "signal=none", "-o",
+             off_log, os.path.abspath(args.armd), "--torque-off", "-c", rig.config, "--port",
+             rig.link], cwd=rundir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True, timeout=30)
+        check(off.returncode == 0, "armd --torque-off exited %d: %s" % (off.returncode,
+                                                                      off.stdout.strip()))
+        off_trace = Trace(off_log)
+        check_trace(off_trace, unit, sets, rundir, port, off_trace.pids, needs=("write",))
         ok = True
     finally:
         rig.__exit__(None if ok else TestFailure, None, None)
