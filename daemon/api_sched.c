@@ -21,7 +21,7 @@ static size_t out_pending(const api_client *cl)
 static bool runnable(const api_client *cl)
 {
     return !cl->dead && !cl->closing && !cl->waiting && out_pending(cl) <= API_OUTPUT_THROTTLE &&
-           memchr(cl->in, '\n', cl->in_len) != NULL;
+           cl->in_len > 0 && memchr(cl->in, '\n', cl->in_len) != NULL;
 }
 
 void api_sched_kick(api_server *s)
@@ -48,7 +48,7 @@ void api_sched_pump(api_client *cl)
         start = 0;
     }
     if (cl->dead || cl->closing) return;
-    bool line = memchr(cl->in, '\n', cl->in_len) != NULL;
+    bool line = cl->in_len > 0 && memchr(cl->in, '\n', cl->in_len) != NULL;
     if (line) {
         ev_io_stop(cl->srv->loop, &cl->rio); /* run these first; the peer waits meanwhile */
         if (runnable(cl)) api_sched_kick(cl->srv);
