@@ -329,6 +329,20 @@ static void cross_checks(cfg_ctx *c, armd_config *cfg)
                      cfg->joint[i].following_error);
             break;
         }
+    /* the servos' watchdog should not cut the torque before armd has judged a read gap */
+    const cfg_driver *d = &cfg->driver;
+    bool dxl = d->type == DRIVER_DXL2;
+    int wd = dxl ? d->bus_watchdog_ms : d->device_watchdog_ms;
+    const char *wd_key = dxl ? "bus_watchdog_ms" : "device_watchdog_ms";
+    e = cfg_entry_find(c, "safety", "max_read_gap_ms");
+    if (!e) e = cfg_entry_find(c, "driver", wd_key);
+    if (e && wd > 0 && wd <= cfg->safety.max_read_gap_ms)
+        cfg_warn(c, e->file, e->line, e->section, e->key,
+                 "the %s (%s = %d ms) cuts the torque before armd faults on a read gap "
+                 "(max_read_gap_ms = %d ms): in a longer gap the arm stops on its own while armd "
+                 "still says holding; keep max_read_gap_ms below the watchdog",
+                 dxl ? "servos' bus watchdog" : "board's watchdog", wd_key, wd,
+                 cfg->safety.max_read_gap_ms);
 }
 
 typedef struct {

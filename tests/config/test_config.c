@@ -298,6 +298,13 @@ static void test_each_error_message(void **state)
          0, 1, false},
         {"port = /dev/null", "port = /dev/null\nallow_no_watchdog = maybe",
          "t.ini:7: [driver] allow_no_watchdog: expected true or false, got 'maybe'", 1, 0, false},
+        /* a servo watchdog that fires before armd judges a read gap */
+        {"port = /dev/null",
+         "port = /dev/null\nbus_watchdog_ms = 40\n[safety]\nmax_read_gap_ms = 60",
+         "t.ini:9: [safety] max_read_gap_ms: warning: the servos' bus watchdog (bus_watchdog_ms = "
+         "40 "
+         "ms) cuts the torque before armd faults on a read gap (max_read_gap_ms = 60 ms)",
+         0, 1, true},
         /* a tiny gear ratio or encoder resolution turns encoder counts into an infinite joint
          * position (found by fuzz_drv_armlink) */
         {"torque_per_amp = 1", "torque_per_amp = 1\ngear_ratio = 1e-300",
