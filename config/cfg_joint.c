@@ -339,8 +339,8 @@ static void cross_checks(cfg_ctx *c, armd_config *cfg)
     if (e && wd > 0 && wd <= cfg->safety.max_read_gap_ms)
         cfg_warn(c, e->file, e->line, e->section, e->key,
                  "the %s (%s = %d ms) cuts the torque before armd faults on a read gap "
-                 "(max_read_gap_ms = %d ms): in a longer gap the arm stops on its own while armd "
-                 "still says holding; keep max_read_gap_ms below the watchdog",
+                 "(max_read_gap_ms = %d ms): a gap that outlasts the watchdog stops the arm and "
+                 "faults anyway; keep max_read_gap_ms below the watchdog",
                  dxl ? "servos' bus watchdog" : "board's watchdog", wd_key, wd,
                  cfg->safety.max_read_gap_ms);
 }
