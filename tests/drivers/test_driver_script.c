@@ -288,6 +288,40 @@ static void test_armlink_failed_enable_disables(void **state)
     drv_close(d);
 }
 
+/* A bus quiet for longer than the Bus Watchdog while enabled (the control thread held up)
+ * left the servo stopped and refusing Goal Current, and nothing in the per-tick traffic shows
+ * that: the next read checks the servo's Bus Watchdog (98) and reports -1 as an alert (armd
+ * used to hold on with the arm limp). A quiet of half the watchdog or more is checked too,
+ * and passes when the servo says it is fine; shorter ones are not checked. */
+static void test_dxl_expired_bus_watchdog_is_an_alert(void **state)
+{
+    (void)state;
+    uint8_t fine = 5, expired = 0xFF; /* 5 x 20 ms = the configured 100 ms; -1 once expired */
+    dxl_probe_replies(1193);
+    for (int i = 0; i < 3; i++) dxl_status(1, 0, NULL, 0); /* enable: watchdog 0, 5, torque */
+    dxl_state(1);                                          /* a tick 1 ms after the last */
+    dxl_status(1, 0, &fine, 1);                            /* after 60 ms: checked, fine */
+    dxl_state(1);
+    dxl_status(1, 0, &expired, 1); /* after 150 ms: expired */
+    drv *d = start();
+    probe_ok(d);
+    drv_fault f;
+    drv_state st;
+    if (drv_enable(d, true, &f) != 0) fail_msg("drv_enable: %s", f.message);
+    fp.now_ns += 1000000u;
+    if (drv_read(d, &st, &f) != 0) fail_msg("drv_read 1 ms after: %s", f.message);
+    uint64_t writes = fp.writes;
+    fp.now_ns += 60000000u;
+    if (drv_read(d, &st, &f) != 0) fail_msg("drv_read 60 ms after: %s", f.message);
+    assert_int_equal(fp.writes - writes, 2); /* the check's Read, then the Sync Read */
+    fp.now_ns += 150000000u;
+    assert_int_equal(drv_read(d, &st, &f), -1);
+    assert_int_equal(f.status, DRV_EALERT);
+    assert_int_equal(f.device_id, 1);
+    assert_non_null(strstr(f.message, "Bus Watchdog expired"));
+    drv_close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +330,7 @@ int main(void)
         cmocka_unit_test_setup(test_dxl_babble_ends_at_deadline, setup),
         cmocka_unit_test_setup(test_armlink_babble_ends_at_deadline, setup),
         cmocka_unit_test_setup(test_armlink_failed_enable_disables, setup),
+        cmocka_unit_test_setup(test_dxl_expired_bus_watchdog_is_an_alert, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
