@@ -24,20 +24,24 @@ static uint64_t bus_watchdog_ns(const drv *d)
     return units > 0 ? (uint64_t)units * DXL2_BUS_WATCHDOG_UNIT_MS * 1000000u : 0;
 }
 
-/* Notes a bus quiet for half the Bus Watchdog or more since the last packet while enabled
- * (the control thread was held up, between ticks or inside one) for check_bus_watchdog. */
-static void note_quiet(drv *d)
+/* Notes a bus quiet for half the Bus Watchdog or more while enabled, from the last packet's
+ * send to now (the control thread was held up, between ticks or inside one), for
+ * check_bus_watchdog. */
+static void note_quiet(drv *d, uint64_t now)
 {
-    uint64_t now = serial_now_ns(), wd_ns = bus_watchdog_ns(d);
+    uint64_t wd_ns = bus_watchdog_ns(d);
     if (d->enabled && wd_ns > 0 && d->last_tx_ns != 0 && now - d->last_tx_ns >= wd_ns / 2 &&
         d->wd_quiet_ms == 0)
         d->wd_quiet_ms = (double)(now - d->last_tx_ns) * 1e-6;
 }
 
-/* Sends buf[0..len) after discarding stale input. */
+/* Sends buf[0..len) after discarding stale input. The packet's time (last_tx_ns) is taken
+ * before the write: a hold-up inside the write or right after it then shows in the next gap,
+ * and a real quiet of the whole watchdog as at least half of it in one of two gaps. */
 static int send_buf(drv *d, const uint8_t *buf, size_t len, drv_fault *f)
 {
-    note_quiet(d);
+    uint64_t start = serial_now_ns();
+    note_quiet(d, start);
     serial_flush_input(d->port);
     dxl2_framer_reset(&d->rx.dxl);
     uint64_t deadline = serial_now_ns() + bytes_ns(d, len) + (uint64_t)d->cfg.timeout_us * 1000u;
@@ -47,7 +51,7 @@ static int send_buf(drv *d, const uint8_t *buf, size_t len, drv_fault *f)
         return drv_fail(f, s, -1, "%s: write failed: %s", d->cfg.port,
                         s == DRV_ETIMEOUT ? "timeout" : strerror(errno));
     }
-    d->last_tx_ns = serial_now_ns();
+    d->last_tx_ns = start;
     return 0;
 }
 
@@ -352,7 +356,7 @@ static int build_state_request(drv *d, drv_fault *f)
  * made again at the next read until every servo answered. */
 static int check_bus_watchdog(drv *d, drv_fault *f)
 {
-    note_quiet(d);
+    note_quiet(d, serial_now_ns());
     if (!d->enabled) d->wd_quiet_ms = 0;
     if (d->wd_quiet_ms == 0) return 0;
     for (int i = 0; i < d->n_servos; i++) {
