@@ -62,6 +62,12 @@ struct drv {
         alk_framer alk;
     } rx;
 
+    /* dxl2 */
+    uint64_t last_tx_ns; /* when the last packet was sent (taken before the write) [serial_now_ns];
+                            0 = none yet */
+    double wd_quiet_ms;  /* > 0: the bus was quiet this long while enabled; the servos' Bus
+                            Watchdog is to be checked (check_bus_watchdog) */
+
     /* armlink */
     uint8_t seq;
     alk_state alk_state; /* last READ_STATE reply */

@@ -16,9 +16,32 @@ static uint64_t bytes_ns(const drv *d, size_t n)
     return (uint64_t)n * 10u * 1000000000u / (uint64_t)d->cfg.baud;
 }
 
-/* Sends buf[0..len) after discarding stale input. */
+/* The servos' Bus Watchdog as configured (whole 20 ms units) [ns]; 0 = off. */
+static uint64_t bus_watchdog_ns(const drv *d)
+{
+    int units =
+        (d->cfg.bus_watchdog_ms + DXL2_BUS_WATCHDOG_UNIT_MS - 1) / DXL2_BUS_WATCHDOG_UNIT_MS;
+    return units > 0 ? (uint64_t)units * DXL2_BUS_WATCHDOG_UNIT_MS * 1000000u : 0;
+}
+
+/* Notes a bus quiet for half the Bus Watchdog or more while enabled, from the last packet's
+ * send to now (the control thread was held up, between ticks or inside one), for
+ * check_bus_watchdog. */
+static void note_quiet(drv *d, uint64_t now)
+{
+    uint64_t wd_ns = bus_watchdog_ns(d);
+    if (d->enabled && wd_ns > 0 && d->last_tx_ns != 0 && now - d->last_tx_ns >= wd_ns / 2 &&
+        d->wd_quiet_ms == 0)
+        d->wd_quiet_ms = (double)(now - d->last_tx_ns) * 1e-6;
+}
+
+/* Sends buf[0..len) after discarding stale input. The packet's time (last_tx_ns) is taken
+ * before the write: a hold-up inside the write or right after it then shows in the next gap,
+ * and a real quiet of the whole watchdog as at least half of it in one of two gaps. */
 static int send_buf(drv *d, const uint8_t *buf, size_t len, drv_fault *f)
 {
+    uint64_t start = serial_now_ns();
+    note_quiet(d, start);
     serial_flush_input(d->port);
     dxl2_framer_reset(&d->rx.dxl);
     uint64_t deadline = serial_now_ns() + bytes_ns(d, len) + (uint64_t)d->cfg.timeout_us * 1000u;
@@ -28,6 +51,7 @@ static int send_buf(drv *d, const uint8_t *buf, size_t len, drv_fault *f)
         return drv_fail(f, s, -1, "%s: write failed: %s", d->cfg.port,
                         s == DRV_ETIMEOUT ? "timeout" : strerror(errno));
     }
+    d->last_tx_ns = start;
     return 0;
 }
 
@@ -324,10 +348,38 @@ static int build_state_request(drv *d, drv_fault *f)
     return 0;
 }
 
+/* After the bus was quiet for half the Bus Watchdog or more while enabled (note_quiet):
+ * reads each servo's Bus Watchdog (98), which reads -1 once it expired. An expired servo has
+ * stopped and refuses Goal Current until it is enabled again, and neither the Sync Read's
+ * replies nor the Sync Write (no reply) would show it: the arm would hang limp while armd
+ * holds. An expired one is DRV_EALERT; a failed read is returned as such, and the check is
+ * made again at the next read until every servo answered. */
+static int check_bus_watchdog(drv *d, drv_fault *f)
+{
+    note_quiet(d, serial_now_ns());
+    if (!d->enabled) d->wd_quiet_ms = 0;
+    if (d->wd_quiet_ms == 0) return 0;
+    for (int i = 0; i < d->n_servos; i++) {
+        uint8_t v;
+        if (read_reg(d, d->servo[i].id, DXL2_ADDR_BUS_WATCHDOG, &v, 1, f) < 0) return -1;
+        if ((int8_t)v < 0) {
+            drv_count(d, DRV_EALERT);
+            return drv_fail(f, DRV_EALERT, d->servo[i].id,
+                            "servo %d: Bus Watchdog expired (bus quiet %.0f ms, watchdog %.0f ms): "
+                            "no torque until enabled again",
+                            d->servo[i].id, d->wd_quiet_ms, (double)bus_watchdog_ns(d) * 1e-6);
+        }
+    }
+    d->wd_quiet_ms = 0;
+    return 0;
+}
+
 /* One state read with retries for transport faults; device errors and alerts are not retried.
- * out is filled whenever every servo delivered its data (also with an alert). */
+ * out is filled whenever every servo delivered its data (also with an alert). A read after a
+ * long quiet first checks the servos' Bus Watchdog (check_bus_watchdog). */
 static int dxl_read(drv *d, drv_state *out, drv_fault *f)
 {
+    if (check_bus_watchdog(d, f) < 0) return -1;
     for (int attempt = 0;; attempt++) {
         bool data_ok;
         int r = state_once(d, f, &data_ok);

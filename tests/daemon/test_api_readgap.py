@@ -8,6 +8,10 @@ Cases (PUMA 560, dxl2, 1 kHz, max_failed_reads = 3):
    than max_read_gap_ms = 200: no fault, the gaps are counted and the longest is reported;
  - armd's control thread is stopped (ptrace) for 10 ms, 20 times: the replies that arrived
    meanwhile are taken; the arm holds;
+ - armd's control thread is stopped once for 70 ms, then for 150 ms: past half the servos' bus
+   watchdog (100 ms) the driver checks it; after 70 ms it has not expired and the arm holds;
+   after 150 ms (short of the 200 ms stall limit) it has, the servos refuse goal current, and
+   armd faults naming it (it used to hold on while the truth showed zero torque);
  - lossy bus: armsim drops 5 % of its status packets (one per servo; with the config's one
    retry about 7 % of the reads fail): the arm holds;
  - every reply late (armsim --delay-us 3000, past timeout_us): fault once no state came for
@@ -79,6 +83,38 @@ def case_controller_stalls(args):
         c.close()
 
 
+def case_watchdog_gap(args):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p]
+    with Rig(args, "gap-wd", dropin=dropin(200)) as rig:
+        c = rig.client()
+        tid = control_tid(rig.armd.pid)
+        check(c.call("enable")["state"] == "holding", "watchdog gap: enable did not hold")
+        for stop_s in (0.07, 0.15):
+            time.sleep(0.3)
+            err = stop_thread(libc, tid)
+            check(err is None, "cannot stop the control thread: %s" % err)
+            time.sleep(stop_s)
+            libc.ptrace(PTRACE_DETACH, tid, None, None)
+            deadline = time.monotonic() + 5  # until the control thread has ticked again
+            t0 = c.call("status")["loop"]["ticks"]
+            while c.call("status")["loop"]["ticks"] < t0 + 50 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            st = c.call("status")
+            print("control thread stopped %.0f ms: state %s, fault %r, lateness max %.0f ms" %
+                  (1e3 * stop_s, st["state"], st["fault"], 1e-3 * st["loop"]["lateness_us"]["max"]))
+            if stop_s < 0.1:
+                check(st["state"] == "holding", "a %.0f ms stop, short of the bus watchdog, "
+                      "ended in %s (%s)" % (1e3 * stop_s, st["state"], st["fault"]))
+        check(st["state"] == "fault" and "Bus Watchdog expired" in (st["fault"] or ""),
+              "the servos' bus watchdog expired during a 150 ms stop, armd says %s (%r)" %
+              (st["state"], st["fault"]))
+        truth = rig.read_truth(cover=time.monotonic())
+        check(all(x == 0.0 for x in truth[-1][3]), "torque in the truth after the watchdog "
+              "stopped the servos: %s" % (truth[-1][3],))
+        c.close()
+
+
 # armsim's injected faults wait (--faults-after 1e6) until the test starts them (SIGUSR1) once
 # the arm holds: a probe or an enable under drops would be another test
 FAULTS_LATER = ("--faults-after", "1e6")
@@ -124,7 +160,8 @@ def case_late_replies(args):
 
 
 def main(args):
-    for case in (case_plant_stalls, case_controller_stalls, case_lossy_bus, case_late_replies):
+    for case in (case_plant_stalls, case_controller_stalls, case_watchdog_gap, case_lossy_bus,
+                 case_late_replies):
         case(args)
 
 

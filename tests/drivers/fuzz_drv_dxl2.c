@@ -7,9 +7,10 @@
  * Checks of what the driver writes (abort() on violation):
  *  - every write is exactly one packet that the codec decodes, addressed to configured servos,
  *    with an instruction and register the driver has a reason to use: ping, read of Current
- *    Limit (38) or Hardware Error Status (70), write of Torque Enable (0/1), Operating Mode
- *    (current only), Return Delay and Bus Watchdog (the configured values), (Fast) Sync Read of
- *    126..135 and Sync Write of Torque Enable or Goal Current to every servo once;
+ *    Limit (38), Hardware Error Status (70) or Bus Watchdog (98, after a long quiet), write of
+ *    Torque Enable (0/1), Operating Mode (current only), Return Delay and Bus Watchdog (the
+ *    configured values), (Fast) Sync Read of 126..135 and Sync Write of Torque Enable or Goal
+ *    Current to every servo once;
  *  - a Goal Current never exceeds the Current Limit the servo reported (and is never sent
  *    before it was read), and equals the documented conversion of the torque (0 for a
  *    non-finite one);
@@ -173,7 +174,8 @@ static void check_request(const dxl2_packet *p, bool lost)
         if (dxl2_parse_read(p, &rw) != DXL2_OK) fz_fail("dxl2: malformed Read");
         int s = require_servo(p->id, "Read");
         bool limit = rw.addr == DXL2_ADDR_CURRENT_LIMIT && rw.len == 2;
-        if (!limit && !(rw.addr == DXL2_ADDR_HW_ERROR_STATUS && rw.len == 1))
+        if (!limit && !(rw.addr == DXL2_ADDR_HW_ERROR_STATUS && rw.len == 1) &&
+            !(rw.addr == DXL2_ADDR_BUS_WATCHDOG && rw.len == 1))
             fz_fail("dxl2: Read of %u bytes at %u", rw.len, rw.addr);
         S.addr = rw.addr;
         S.len = rw.len;

@@ -24,6 +24,7 @@ static fake_port fp;
 static armd_config cfg;
 static int32_t sent[256]; /* dxl2 Goal Current / armlink current last written, by ID */
 static int last_switch;   /* armlink: the last ENABLE (1) or DISABLE (0) written, -1 none */
+static uint64_t stall_in_write_ns; /* the next write holds the caller up this long once sent */
 
 /* Appends n bytes arriving at once (RAW operations of at most 255 bytes). */
 static void op_raw(const uint8_t *b, size_t n)
@@ -95,6 +96,8 @@ static void written(void *ctx, const uint8_t *b, size_t n, bool lost)
 {
     (void)ctx;
     (void)lost;
+    fp.now_ns += stall_in_write_ns;
+    stall_in_write_ns = 0;
     static uint8_t copy[DXL2_MAX_PACKET];
     dxl2_packet p;
     dxl2_sync_request rq;
@@ -122,6 +125,7 @@ static int setup(void **state)
     memset(&cfg, 0, sizeof cfg);
     memset(sent, 0, sizeof sent);
     last_switch = -1;
+    stall_in_write_ns = 0;
     script_len = 0;
     cfg.n_joints = 1;
     cfg.driver.type = DRIVER_DXL2;
@@ -288,6 +292,68 @@ static void test_armlink_failed_enable_disables(void **state)
     drv_close(d);
 }
 
+/* A bus quiet for longer than the Bus Watchdog while enabled (the control thread held up)
+ * left the servo stopped and refusing Goal Current, and nothing in the per-tick traffic shows
+ * that: the next read checks the servo's Bus Watchdog (98) and reports -1 as an alert (armd
+ * used to hold on with the arm limp). A quiet of half the watchdog or more is checked too,
+ * and passes when the servo says it is fine; shorter ones are not checked. */
+static void test_dxl_expired_bus_watchdog_is_an_alert(void **state)
+{
+    (void)state;
+    uint8_t fine = 5, expired = 0xFF; /* 5 x 20 ms = the configured 100 ms; -1 once expired */
+    dxl_probe_replies(1193);
+    for (int i = 0; i < 3; i++) dxl_status(1, 0, NULL, 0); /* enable: watchdog 0, 5, torque */
+    dxl_state(1);                                          /* a tick 1 ms after the last */
+    dxl_status(1, 0, &fine, 1);                            /* after 60 ms: checked, fine */
+    dxl_state(1);
+    dxl_status(1, 0, &expired, 1); /* after 150 ms: expired */
+    drv *d = start();
+    probe_ok(d);
+    drv_fault f;
+    drv_state st;
+    if (drv_enable(d, true, &f) != 0) fail_msg("drv_enable: %s", f.message);
+    fp.now_ns += 1000000u;
+    if (drv_read(d, &st, &f) != 0) fail_msg("drv_read 1 ms after: %s", f.message);
+    uint64_t writes = fp.writes;
+    fp.now_ns += 60000000u;
+    if (drv_read(d, &st, &f) != 0) fail_msg("drv_read 60 ms after: %s", f.message);
+    assert_int_equal(fp.writes - writes, 2); /* the check's Read, then the Sync Read */
+    fp.now_ns += 150000000u;
+    assert_int_equal(drv_read(d, &st, &f), -1);
+    assert_int_equal(f.status, DRV_EALERT);
+    assert_int_equal(f.device_id, 1);
+    assert_non_null(strstr(f.message, "Bus Watchdog expired"));
+    drv_close(d);
+}
+
+/* The same when the hold-up comes right after a packet went out, inside the write: the next
+ * gap shows it (the packet's time is taken before the write), and the read after that checks
+ * (a packet time taken after the write used to hide it). */
+static void test_dxl_quiet_inside_a_write_is_checked(void **state)
+{
+    (void)state;
+    uint8_t expired = 0xFF;
+    dxl_probe_replies(1193);
+    for (int i = 0; i < 3; i++) dxl_status(1, 0, NULL, 0); /* enable */
+    dxl_state(1);                                          /* its Sync Read stalls 150 ms */
+    dxl_status(1, 0, &expired, 1);
+    drv *d = start();
+    probe_ok(d);
+    drv_fault f;
+    drv_state st;
+    double tau[1] = {0.1};
+    if (drv_enable(d, true, &f) != 0) fail_msg("drv_enable: %s", f.message);
+    fp.now_ns += 1000000u;
+    stall_in_write_ns = 150000000u;
+    if (drv_read(d, &st, &f) != 0) fail_msg("drv_read: %s", f.message);
+    if (drv_write(d, tau, &f) != 0) fail_msg("drv_write: %s", f.message);
+    fp.now_ns += 1000000u;
+    assert_int_equal(drv_read(d, &st, &f), -1);
+    assert_int_equal(f.status, DRV_EALERT);
+    assert_non_null(strstr(f.message, "Bus Watchdog expired"));
+    drv_close(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +362,8 @@ int main(void)
         cmocka_unit_test_setup(test_dxl_babble_ends_at_deadline, setup),
         cmocka_unit_test_setup(test_armlink_babble_ends_at_deadline, setup),
         cmocka_unit_test_setup(test_armlink_failed_enable_disables, setup),
+        cmocka_unit_test_setup(test_dxl_expired_bus_watchdog_is_an_alert, setup),
+        cmocka_unit_test_setup(test_dxl_quiet_inside_a_write_is_checked, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
