@@ -421,7 +421,9 @@ static void after_probe(int rc)
             fz_fail("dxl2: probe passed, servo %d: current mode %d, torque %d", S.id[s],
                     S.current_mode[s], S.torque_rx[s]);
         double need = fabs(J->torque) / (J->n_ids * J->torque_per_amp);
-        if (S.limit[s] * DXL2_CURRENT_UNIT_A < need * (1 - 1e-6))
+        /* the driver's own tolerance: relative for real currents, 1e-9 A absolute for a
+         * torque limit so small (1e-300 N m) that it needs no current at all */
+        if (S.limit[s] * DXL2_CURRENT_UNIT_A < need * (1 - 1e-6) - 1e-9)
             fz_fail("dxl2: probe passed, servo %d's Current Limit %.3f A below the %.3f A its "
                     "share of torque %g needs",
                     S.id[s], S.limit[s] * DXL2_CURRENT_UNIT_A, need, J->torque);
