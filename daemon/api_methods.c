@@ -212,13 +212,14 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
                                           "remaining", api_json_number(st.traj_remaining))
                               : json_null();
     json_t *loop = json_pack(
-        "{s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o}", "rate_hz",
+        "{s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o, s:o, s:o, s:o}", "rate_hz",
         api_json_number(st.rate_hz), "ticks", (json_int_t)st.ticks, "overruns",
-        (json_int_t)st.overruns, "failed_reads", (json_int_t)st.failed_reads, "failed_writes",
-        (json_int_t)st.failed_writes, "read_gaps", (json_int_t)st.read_gaps, "longest_read_gap_ms",
-        api_json_number(st.longest_read_gap_ms), "saturations", (json_int_t)st.saturations,
-        "lateness_us", timing_json(&st.lateness), "read_us", timing_json(&st.read), "compute_us",
-        timing_json(&st.compute), "write_us", timing_json(&st.write));
+        (json_int_t)st.overruns, "late_ticks", (json_int_t)st.late_ticks, "failed_reads",
+        (json_int_t)st.failed_reads, "failed_writes", (json_int_t)st.failed_writes, "read_gaps",
+        (json_int_t)st.read_gaps, "longest_read_gap_ms", api_json_number(st.longest_read_gap_ms),
+        "saturations", (json_int_t)st.saturations, "lateness_us", timing_json(&st.lateness),
+        "read_us", timing_json(&st.read), "compute_us", timing_json(&st.compute), "write_us",
+        timing_json(&st.write));
     *result = json_pack("{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
                         "state", ctl_state_name(st.state), "fault",
                         st.fault[0] ? json_string(st.fault) : json_null(), "time",

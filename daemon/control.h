@@ -65,7 +65,8 @@ typedef struct {
     /* loop statistics */
     ctl_timing lateness, read, compute, write;
     uint64_t ticks, overruns, failed_reads, failed_writes, saturations;
-    uint64_t read_gaps;         /* stretches of ticks without a fresh state */
+    uint64_t late_ticks; /* ticks that woke one or more whole periods late (overrun episodes) */
+    uint64_t read_gaps;  /* stretches of ticks without a fresh state */
     double longest_read_gap_ms; /* the longest, good read to good read [ms] */
     double rate_hz;
 } ctl_status;

@@ -135,7 +135,7 @@ typedef struct {
     double damp_t;
     bool wrote_this_tick;
     /* counters and time */
-    uint64_t tick, overruns, failed_reads, failed_writes, saturations;
+    uint64_t tick, overruns, late_ticks, failed_reads, failed_writes, saturations;
     double time;
     ctl_pub pub;
     ctl_sample sample;

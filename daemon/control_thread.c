@@ -205,6 +205,7 @@ void ctl_publish(ctl *c)
     }
     s->ticks = r->tick;
     s->overruns = r->overruns;
+    s->late_ticks = r->late_ticks;
     s->failed_reads = r->failed_reads;
     s->failed_writes = r->failed_writes;
     s->saturations = r->saturations;
@@ -415,6 +416,7 @@ void *ctl_thread_main(void *arg)
         int64_t skipped = late >= c->period_ns ? late / c->period_ns : 0;
         next += skipped * c->period_ns;
         r->overruns += (uint64_t)skipped;
+        r->late_ticks += skipped > 0;
         double dt = c->period * (double)(1 + skipped);
         r->time = (double)(next - start) * 1e-9;
         r->tick++;

@@ -2,16 +2,18 @@
 """Integration: armd's socket survives garbage, malformed JSON, unknown methods, wrong params
 (an error object each, connection kept), oversized lines (error, then closed), hundreds of
 connects/disconnects, too many clients, and a subscriber that never reads (dropped after
-stall_timeout; others keep being served and the control loop ticks on as it does without the
-slow client, measured in the same run). Real armd + armsim on a pty."""
+stall_timeout; others keep being served and the control loop ticks on as it does serving a client
+that reads, measured in the same run). Real armd + armsim on a pty."""
 import socket
+import threading
 import time
 
 from test_api_lib import Client, Rig, check, run
 
-BASELINE_S = 3.0     # length of the baseline window without the slow client [s]
-STALL_MARGIN_S = 8.0  # time to fill the socket buffers + scheduling slack on a loaded machine [s]
-
+STALL_TIMEOUT_S = 2.0  # [socket] stall_timeout, the default
+BASELINE_S = 2.0       # length of one baseline window (a subscriber that reads) [s]
+STALL_MARGIN_S = 8.0   # time to fill the socket buffers + scheduling slack on a loaded machine [s]
+ROUNDS = 3             # baseline / slow-client window pairs
 
 def expect_error(c, raw, code, words=()):
     c.send_raw(raw)
@@ -39,22 +41,87 @@ def wait_clients(c, want, timeout, what):
 def window_result(loop0, loop1, seconds):
     """What the control loop did between two status "loop" objects (stats reset before loop0)."""
     return {"seconds": seconds, "ticks": loop1["ticks"] - loop0["ticks"],
-            "overruns": loop1["overruns"] - loop0["overruns"], "p99": loop1["lateness_us"]["p99"],
+            "overruns": loop1["overruns"] - loop0["overruns"],
+            "late_ticks": loop1["late_ticks"] - loop0["late_ticks"],
+            "late_per_s": (loop1["late_ticks"] - loop0["late_ticks"]) / seconds,
+            "p50": loop1["lateness_us"]["p50"], "p99": loop1["lateness_us"]["p99"],
             "max": loop1["lateness_us"]["max"]}
 
 
-def loop_window(c, seconds):
-    """The control loop's overruns and lateness p99 over `seconds` from now (stats.reset first)."""
+def loop_window_reading(c, path, rate_hz, seconds):
+    """The control loop's late ticks and lateness p99 over `seconds` while a subscriber at
+    `rate_hz` reads everything armd sends (the same telemetry load as the slow client's, served);
+    stats.reset first. Returns the window and the number of bytes the reader took."""
+    reader = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    reader.connect(path)
+    reader.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": %d}}\n' % rate_hz)
+    reader.settimeout(0.2)
+    got = [0]
+    stop = threading.Event()
+
+    def drain():
+        while not stop.is_set():
+            try:
+                data = reader.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                return
+            got[0] += len(data)
+
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 5.0
+    while got[0] == 0:  # the subscription is being served
+        check(time.monotonic() < deadline, "the reading subscriber got nothing in 5 s")
+        time.sleep(0.01)
     c.call("stats.reset")
     loop0 = c.call("status")["loop"]
     t0 = time.monotonic()
     time.sleep(seconds)
-    return window_result(loop0, c.call("status")["loop"], time.monotonic() - t0)
+    w = window_result(loop0, c.call("status")["loop"], time.monotonic() - t0)
+    stop.set()
+    t.join()
+    reader.close()
+    return w, got[0]
+
+
+def slow_client_window(c, path, rate_hz, base_clients):
+    """Connects a subscriber at `rate_hz` that never reads (4 kB receive buffer) and polls
+    status until armd drops it (state must stay holding); returns the control loop's window
+    over that time (stats.reset first)."""
+    c.call("stats.reset")
+    loop0 = c.call("status")["loop"]
+    t0 = time.monotonic()
+    lazy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    lazy.connect(path)
+    lazy.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": %d}}\n' % rate_hz)
+    wait_clients(c, base_clients + 1, 5.0, "the never-reading subscriber connecting")
+    dropped = False
+    while time.monotonic() - t0 < 60:
+        st = c.call("status")
+        check(st["state"] == "holding", "state changed while a client stalls: %s" % st["state"])
+        if st["clients"] == base_clients:
+            dropped = True
+            break
+        time.sleep(0.05)
+    took = time.monotonic() - t0
+    check(dropped, "the never-reading client was not dropped within 60 s")
+    w = window_result(loop0, c.call("status")["loop"], took)
+    lazy.close()
+    check(took >= STALL_TIMEOUT_S, "the stalled client was dropped after %.1f s, before "
+          "stall_timeout (%g s)" % (took, STALL_TIMEOUT_S))
+    check(took < STALL_TIMEOUT_S + STALL_MARGIN_S, "the stalled client was dropped only after "
+          "%.1f s (stall_timeout %g s)" % (took, STALL_TIMEOUT_S))
+    check(w["ticks"] > 0, "control loop did not tick")
+    return w
 
 
 def describe(w):
-    return "%d ticks in %.1f s, %d overruns, lateness p99 %.1f us, max %.0f us" % (
-        w["ticks"], w["seconds"], w["overruns"], w["p99"], w["max"])
+    return ("%d ticks in %.1f s, %d overruns in %d late ticks, lateness p50 %.1f us, "
+            "p99 %.1f us, max %.0f us" % (w["ticks"], w["seconds"], w["overruns"],
+                                         w["late_ticks"], w["p50"], w["p99"], w["max"]))
 
 
 def main(args):
@@ -147,47 +214,50 @@ def main(args):
               "disable only)" % info["max_clients"])
 
         # a subscriber that never reads is dropped once its output has not moved for
-        # stall_timeout (default 2 s); the others are served; the control loop ticks on,
-        # undelayed. "Undelayed" is judged against the same rig without the slow client,
-        # measured in this run (this machine misses periods on its own): overruns at most
-        # 2 x the baseline's (scaled to the same duration) + 10, lateness p99 at most 2 x the
-        # baseline's + 100 us.
+        # stall_timeout (2 s); the others are served; the control loop ticks on, undelayed.
+        # "Undelayed" is judged against the same rig serving a subscriber that reads at the same
+        # rate (the same telemetry to encode), measured in this run, because this machine misses
+        # periods on its own, in bursts (10-150 late ticks, every 10-20 s) that can fall into
+        # any one window. So: ROUNDS pairs of windows (baseline, slow client), and the best of
+        # the slow windows against the median of the baselines. A client that delays the loop
+        # does so in every round; a host burst does not hit every round.
+        # - late ticks (overrun episodes) at most 2 x the baselines' rate over the same time
+        #   + 10. Episodes, not skipped periods: one 20 ms host stall skips 20 periods in one
+        #   late tick, while a loop held up by a client would be late tick after tick;
+        # - lateness p50 at most 2 x the baselines' + 50 us and p99 at most 2 x + 100 us.
         c.call("enable")
-        base = loop_window(c, BASELINE_S)
-        print("baseline without a slow client: %s" % describe(base))
-        c.call("stats.reset")
-        loop0 = c.call("status")["loop"]
-        t0 = time.monotonic()
-        lazy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        lazy.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        lazy.connect(rig.sock)
-        lazy.sendall(b'{"id": 1, "method": "subscribe", "params": {"rate_hz": %d}}\n' %
-                     int(info["rate_hz"]))
-        wait_clients(c, base_clients + 1, 5.0, "the never-reading subscriber connecting")
-        dropped = False
-        while time.monotonic() - t0 < 60:
-            st = c.call("status")
-            check(st["state"] == "holding", "state changed while a client stalls: %s" % st["state"])
-            if st["clients"] == base_clients:
-                dropped = True
-                break
-            time.sleep(0.05)
-        took = time.monotonic() - t0
-        check(dropped, "the never-reading client was not dropped within 60 s")
-        slow = window_result(loop0, c.call("status")["loop"], took)
-        print("never-reading client dropped after %.1f s; meanwhile %s" % (took, describe(slow)))
+        rate = int(info["rate_hz"])
+        bases, slows = [], []
+        for k in range(ROUNDS):
+            base, nbytes = loop_window_reading(c, rig.sock, rate, BASELINE_S)
+            print("round %d: baseline with a subscriber that reads (%d kB taken): %s" %
+                  (k + 1, nbytes // 1024, describe(base)))
+            wait_clients(c, base_clients, 5.0, "closing the reading subscriber")
+            slow = slow_client_window(c, rig.sock, rate, base_clients)
+            print("round %d: never-reading client dropped after %.1f s; meanwhile %s" %
+                  (k + 1, slow["seconds"], describe(slow)))
+            bases.append(base)
+            slows.append(slow)
         check("not reading" in rig.armd_log(), "armd did not log why it dropped the client")
-        check(took < 2.0 + STALL_MARGIN_S, "the stalled client was dropped only after %.1f s "
-              "(stall_timeout 2 s)" % took)
-        check(slow["ticks"] > 0, "control loop did not tick")
-        allowed = 2 * base["overruns"] * max(1.0, took / base["seconds"]) + 10
-        check(slow["overruns"] <= allowed, "%d overruns while the slow client stalled (at most "
-              "%.0f: 2 x the %d of the baseline + 10)" % (slow["overruns"], allowed,
-                                                          base["overruns"]))
-        p99_max = 2 * base["p99"] + 100
-        check(slow["p99"] <= p99_max, "tick lateness p99 %.1f us while the slow client stalled "
-              "(at most %.1f: 2 x the baseline's %.1f + 100)" % (slow["p99"], p99_max, base["p99"]))
-        lazy.close()
+
+        def median(key):
+            return sorted(b[key] for b in bases)[len(bases) // 2]
+
+        base_rate = median("late_per_s")
+        best = min(slows, key=lambda w: w["late_per_s"])
+        allowed = 2 * base_rate * best["seconds"] + 10
+        check(best["late_ticks"] <= allowed, "%d late ticks in %.1f s in the best of %d windows "
+              "with the slow client (at most %.0f: 2 x the baselines' %.1f per s + 10)" %
+              (best["late_ticks"], best["seconds"], ROUNDS, allowed, base_rate))
+        for key, slack in (("p50", 50), ("p99", 100)):
+            got, limit = min(w[key] for w in slows), 2 * median(key) + slack
+            check(got <= limit, "tick lateness %s %.1f us in the best of %d windows with the slow "
+                  "client (at most %.1f: 2 x the baselines' %.1f + %d)" %
+                  (key, got, ROUNDS, limit, median(key), slack))
+        print("judged: best slow window %d late ticks (allowed %.0f), lateness p50 %.1f us, "
+              "p99 %.1f us; baselines' median p50 %.1f us, p99 %.1f us" %
+              (best["late_ticks"], allowed, min(w["p50"] for w in slows),
+               min(w["p99"] for w in slows), median("p50"), median("p99")))
         c.call("disable")
         c.close()
         check(rig.stop_armd() == 0, "armd did not exit 0 on SIGTERM")
