@@ -118,6 +118,12 @@ void dyn_wrench_torque(const dyn_model *m, dyn_data *d, const double *q, const d
                        double *tau); /* J^T w */
 void dyn_friction(const dyn_model *m, const double *qd, double *tau);
 
+/* Generalized momentum p = H(q) qd (+ armature qd when flags has DYN_ARMATURE) and C(q,qd)^T qd
+ * for the Christoffel factorisation (dH/dt = C + C^T), both in O(n) from one recursion without
+ * forming a matrix: what the momentum observer of collision detection needs every tick. */
+void dyn_momentum(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                  unsigned flags, double *p, double *ctqd);
+
 /* Joint-space inertia matrix H (n*n, row-major), composite rigid bodies; armature on the
  * diagonal when flags has DYN_ARMATURE. */
 void dyn_mass_matrix(const dyn_model *m, dyn_data *d, const double *q, unsigned flags, double *H);
