@@ -1,6 +1,7 @@
 /* cfg_arm.c — the schema of the whole-arm sections: [arm], [driver], [socket], [realtime],
  * [safety] (its scalar keys), [trajectory]; and the unknown-key pass for every section. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,9 +34,20 @@ static const char *const driver_keys[] = {"type",
 static const char *const socket_keys[] = {"path",          "mode",         "group", "max_clients",
                                           "stall_timeout", "idle_timeout", NULL};
 static const char *const realtime_keys[] = {"priority", "cpu", "lock_memory", NULL};
-static const char *const safety_keys[] = {
-    "following_error",   "max_failed_reads",   "max_read_gap_ms", "on_fault", "damping",
-    "torque_rate_limit", "damp_stop_velocity", "damp_timeout",    NULL};
+static const char *const safety_keys[] = {"following_error",
+                                          "max_failed_reads",
+                                          "max_read_gap_ms",
+                                          "on_fault",
+                                          "damping",
+                                          "torque_rate_limit",
+                                          "damp_stop_velocity",
+                                          "damp_timeout",
+                                          "collision",
+                                          "collision_reaction",
+                                          "collision_filter",
+                                          "collision_threshold",
+                                          "collision_band",
+                                          NULL};
 static const char *const trajectory_keys[] = {"goal_tolerance", "settle_time", "path_tolerance",
                                               NULL};
 static const char *const joint_keys[] = {"type",
@@ -65,6 +77,8 @@ static const char *const joint_keys[] = {"type",
                                          "following_error",
                                          "damping",
                                          "torque_rate_limit",
+                                         "collision_threshold",
+                                         "collision_band",
                                          "id",
                                          "counts_per_rev",
                                          "gear_ratio",
@@ -304,6 +318,23 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
     cfg_get_num(c, "safety", "damp_stop_velocity", false, R_POS(100), "rad/s",
                 &cfg->safety.damp_stop_velocity);
     cfg_get_num(c, "safety", "damp_timeout", false, R_POS(60), "s", &cfg->safety.damp_timeout);
+    static const char *const collision[] = {"off", "detect", "react", NULL};
+    static const char *const reactions[] = {"stop", "damp", "float", NULL};
+    if (cfg_get_enum(c, "safety", "collision", false, collision, &v)) cfg->safety.collision = v;
+    if (cfg_get_enum(c, "safety", "collision_reaction", false, reactions, &v))
+        cfg->safety.collision_reaction = v;
+    /* the observer gain: K_O dt <= 0.5, beyond it the discrete observer overshoots and rings;
+     * by default 100 1/s (10 ms), or rate_hz / 4 for a loop slower than 400 Hz */
+    cfg_entry *fe = cfg_entry_find(c, "safety", "collision_filter");
+    if (!fe) {
+        if (cfg->rate_hz > 0) cfg->safety.collision_filter = fmin(100, 0.25 * cfg->rate_hz);
+    } else if (cfg_get_num(c, "safety", "collision_filter", false, R(1, 1e4), "1/s",
+                           &cfg->safety.collision_filter) &&
+               cfg->rate_hz > 0 && !(cfg->safety.collision_filter <= 0.5 * cfg->rate_hz)) {
+        cfg_err(c, fe->file, fe->line, "safety", "collision_filter",
+                "%g 1/s is above half the loop rate (%g Hz): the observer would overshoot",
+                cfg->safety.collision_filter, cfg->rate_hz);
+    }
     cfg_get_num(c, "trajectory", "goal_tolerance", false, R_POS(10), "rad",
                 &cfg->trajectory.goal_tolerance);
     cfg_get_num(c, "trajectory", "settle_time", false, R(0, 60), "s", &cfg->trajectory.settle_time);

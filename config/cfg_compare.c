@@ -79,6 +79,8 @@ static void compare_joint(const armd_config *a, int i, const armd_config *b, int
     DIFF(live, sec, x, y, following_error);
     DIFF(live, sec, x, y, damping);
     DIFF(live, sec, x, y, torque_rate_limit);
+    DIFF(live, sec, x, y, collision_threshold);
+    DIFF(live, sec, x, y, collision_band);
     bool ids = x->n_ids != y->n_ids, dir = false, zero = false;
     for (int s = 0; s < CFG_MAX_IDS; s++) {
         ids |= s < x->n_ids && x->id[s] != y->id[s];
@@ -149,6 +151,9 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&live, "safety", &a->safety, &b->safety, on_fault);
     DIFF(&live, "safety", &a->safety, &b->safety, damp_stop_velocity);
     DIFF(&live, "safety", &a->safety, &b->safety, damp_timeout);
+    DIFF(&live, "safety", &a->safety, &b->safety, collision);
+    DIFF(&live, "safety", &a->safety, &b->safety, collision_reaction);
+    DIFF(&live, "safety", &a->safety, &b->safety, collision_filter);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, goal_tolerance);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, settle_time);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, path_tolerance);

@@ -1,6 +1,7 @@
 /* cfg_joint.c — the schema of [joint NAME] sections (kinematics, dynamics, limits, gains,
  * device mapping), the per-joint [safety] lists, and the cross-section checks. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,6 +166,9 @@ static void apply_limits_gains(cfg_ctx *c, const char *sec, cfg_joint *cj, const
     cfg_get_num(c, sec, "damping", false, R(0, 1e6), u->damping, &cj->damping);
     cfg_get_num(c, sec, "torque_rate_limit", false, R(0, 1e9), u->force_rate,
                 &cj->torque_rate_limit);
+    cfg_get_num(c, sec, "collision_threshold", false, R_POS(1e6), u->force,
+                &cj->collision_threshold);
+    cfg_get_num(c, sec, "collision_band", false, R(0, 1e6), u->damping, &cj->collision_band);
 }
 
 /* Servo IDs: 1..CFG_MAX_IDS integers 0..252, unique over the arm. */
@@ -252,19 +256,22 @@ static void apply_device(cfg_ctx *c, const char *sec, armd_config *cfg, int i, c
 /* Per-joint [safety] keys: one value for every joint or one per joint; a joint's own key wins. */
 static void apply_safety_lists(cfg_ctx *c, armd_config *cfg)
 {
-    static const char *const keys[] = {"following_error", "damping", "torque_rate_limit"};
-    const cfg_range ranges[] = {R_POS(100), R(0, 1e6), R(0, 1e9)};
-    static const char *const units[] = {"rad or m", "N m s/rad or N s/m", "N m/s or N/s"};
+    static const char *const keys[] = {"following_error", "damping", "torque_rate_limit",
+                                       "collision_threshold", "collision_band"};
+    const cfg_range ranges[] = {R_POS(100), R(0, 1e6), R(0, 1e9), R_POS(1e6), R(0, 1e6)};
+    static const char *const units[] = {"rad or m", "N m s/rad or N s/m", "N m/s or N/s",
+                                        "N m or N", "N m s/rad or N s/m"};
+    const size_t field[] = {offsetof(cfg_joint, following_error), offsetof(cfg_joint, damping),
+                            offsetof(cfg_joint, torque_rate_limit),
+                            offsetof(cfg_joint, collision_threshold),
+                            offsetof(cfg_joint, collision_band)};
     int n = cfg->n_joints;
-    for (int k = 0; k < 3; k++) {
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         double v[CFG_MAX_JOINTS];
         int got = cfg_get_list(c, "safety", keys[k], n > 0 ? n : 1, "one per joint", ranges[k],
                                units[k], v);
-        for (int i = 0; got && i < n; i++) {
-            cfg_joint *j = &cfg->joint[i];
-            double *f = k == 0 ? &j->following_error : k == 1 ? &j->damping : &j->torque_rate_limit;
-            *f = v[got == 1 ? 0 : i];
-        }
+        for (int i = 0; got && i < n; i++)
+            *(double *)((char *)&cfg->joint[i] + field[k]) = v[got == 1 ? 0 : i];
     }
 }
 
@@ -329,6 +336,41 @@ static void cross_checks(cfg_ctx *c, armd_config *cfg)
                      cfg->joint[i].following_error);
             break;
         }
+    /* collision detection needs a threshold for every joint */
+    e = cfg_entry_find(c, "safety", "collision");
+    if (e && cfg->safety.collision != COLLISION_OFF) {
+        for (int i = 0; i < cfg->n_joints; i++)
+            if (!(cfg->joint[i].collision_threshold > 0)) {
+                cfg_err(c, e->file, e->line, "safety", "collision",
+                        "needs collision_threshold > 0 for every joint ([safety] or [joint "
+                        "NAME]); joint '%s' has none (measure with armctl collision calibrate)",
+                        cfg->joint[i].name);
+                break;
+            }
+    }
+    /* a hard Coulomb step: the observer's friction flips by the whole Coulomb torque at every
+     * reversal, where the real friction (stiction) is anything in between */
+    if (e && cfg->safety.collision != COLLISION_OFF && !(cfg->model.friction_smoothing > 0))
+        for (int i = 0; i < cfg->n_joints; i++)
+            if (cfg->model.joint[i].coulomb_pos != 0 || cfg->model.joint[i].coulomb_neg != 0) {
+                cfg_warn(c, e->file, e->line, "safety", "collision",
+                         "[arm] friction_smoothing is 0 (a hard Coulomb step) and joint '%s' has "
+                         "Coulomb friction: the external torque estimate jumps by the Coulomb "
+                         "torque at every velocity reversal; set friction_smoothing > 0 (e.g. "
+                         "0.01 rad/s) or thresholds above the Coulomb torques",
+                         cfg->joint[i].name);
+                break;
+            }
+    e = cfg_entry_find(c, "safety", "collision_reaction");
+    if (e && cfg->safety.collision_reaction == REACT_DAMP) {
+        for (int i = 0; i < cfg->n_joints; i++)
+            if (cfg->joint[i].damping <= 0) {
+                cfg_err(c, e->file, e->line, "safety", "collision_reaction",
+                        "damp needs damping > 0 for every joint; joint '%s' has %g",
+                        cfg->joint[i].name, cfg->joint[i].damping);
+                break;
+            }
+    }
     /* the servos' watchdog should not cut the torque before armd has judged a read gap */
     const cfg_driver *d = &cfg->driver;
     bool dxl = d->type == DRIVER_DXL2;

@@ -26,6 +26,9 @@ static void set_defaults(armd_config *cfg)
     cfg->safety.on_fault = ON_FAULT_TORQUE_OFF;
     cfg->safety.damp_stop_velocity = 0.05;
     cfg->safety.damp_timeout = 2.0;
+    cfg->safety.collision = COLLISION_OFF;
+    cfg->safety.collision_reaction = REACT_STOP;
+    cfg->safety.collision_filter = 100;
     cfg->trajectory.goal_tolerance = 0.01;
     cfg->trajectory.settle_time = 0.1;
     cfg->trajectory.path_tolerance = 0.05;

@@ -27,6 +27,12 @@ typedef enum {
 typedef enum { DRIVER_DXL2 = 0, DRIVER_ARMLINK = 1 } cfg_driver_type;
 typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
 typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
+typedef enum { COLLISION_OFF = 0, COLLISION_DETECT = 1, COLLISION_REACT = 2 } cfg_collision;
+typedef enum {
+    REACT_STOP = 0, /* trajectory cancelled, hold the present position */
+    REACT_DAMP = 1, /* the damping stop (a fault: reset, then enable) */
+    REACT_FLOAT = 2 /* trajectory cancelled, gravity compensation (hand-guiding away) */
+} cfg_collision_reaction;
 
 /* Per-joint settings that are not part of the dynamics model. */
 typedef struct {
@@ -41,6 +47,9 @@ typedef struct {
     double following_error;   /* fault threshold |q_des - q| [rad|m] */
     double damping;           /* damping-stop gain D [N m s/rad] */
     double torque_rate_limit; /* max |d tau/dt| [N m/s], 0 = none */
+    /* collision detection: |r| > collision_threshold + collision_band |qd| is a collision,
+     * r the momentum observer's external torque [N m|N]; band [N m s/rad|N s/m] */
+    double collision_threshold, collision_band;
     /* device mapping (drivers/ only) */
     int n_ids;
     int id[CFG_MAX_IDS];             /* servo / channel IDs driving this joint */
@@ -90,6 +99,10 @@ typedef struct {
     cfg_on_fault on_fault;
     double damp_stop_velocity; /* |qd| below which the damping stop turns torque off [rad/s] */
     double damp_timeout;       /* longest damping stop before torque off [s] */
+    cfg_collision collision;   /* momentum observer: off, events only, or events + reaction */
+    cfg_collision_reaction collision_reaction;
+    double collision_filter; /* observer gain K_O [1/s]: r follows the external torque with a
+                                first-order lag of time constant 1/K_O */
 } cfg_safety;
 
 typedef struct {

@@ -193,6 +193,19 @@ static int m_info(api_ctx *x, json_t *params, json_t **result, api_err *e)
     return 0;
 }
 
+/* [safety] collision of the running configuration, as written in the INI. */
+static const char *collision_mode_name(ctl *c)
+{
+    switch (ctl_config(c)->safety.collision) {
+    case COLLISION_DETECT:
+        return "detect";
+    case COLLISION_REACT:
+        return "react";
+    default:
+        return "off";
+    }
+}
+
 static json_t *timing_json(const ctl_timing *t)
 {
     return json_pack("{s:o, s:o, s:o}", "p50", api_json_number(t->p50_us), "p99",
@@ -220,14 +233,17 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
         "saturations", (json_int_t)st.saturations, "lateness_us", timing_json(&st.lateness),
         "read_us", timing_json(&st.read), "compute_us", timing_json(&st.compute), "write_us",
         timing_json(&st.write));
-    *result = json_pack("{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}",
-                        "state", ctl_state_name(st.state), "fault",
-                        st.fault[0] ? json_string(st.fault) : json_null(), "time",
-                        api_json_number(st.time), "controller", cfg_controller_name(st.controller),
-                        "q", api_json_vector(st.q, n), "qd", api_json_vector(st.qd, n), "tau",
-                        api_json_vector(st.tau, n), "q_des", api_json_vector(st.q_des, n), "qd_des",
-                        api_json_vector(st.qd_des, n), "error", api_json_vector(st.error, n),
-                        "trajectory", traj, "loop", loop, "clients", x->srv->n_clients);
+    json_t *coll =
+        json_pack("{s:s, s:o, s:I}", "mode", collision_mode_name(x->c), "external_torque",
+                  api_json_vector(st.external_torque, n), "detected", (json_int_t)st.collisions);
+    *result = json_pack(
+        "{s:s, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "state",
+        ctl_state_name(st.state), "fault", st.fault[0] ? json_string(st.fault) : json_null(),
+        "time", api_json_number(st.time), "controller", cfg_controller_name(st.controller), "q",
+        api_json_vector(st.q, n), "qd", api_json_vector(st.qd, n), "tau",
+        api_json_vector(st.tau, n), "q_des", api_json_vector(st.q_des, n), "qd_des",
+        api_json_vector(st.qd_des, n), "error", api_json_vector(st.error, n), "trajectory", traj,
+        "loop", loop, "collision", coll, "clients", x->srv->n_clients);
     return 0;
 }
 

@@ -54,6 +54,21 @@ int armd_check_config(const char *path, FILE *out)
                 "warning: no watchdog (%s = 0, allow_no_watchdog = true): if armd stops "
                 "talking, the last torque stays applied\n",
                 dxl ? "bus_watchdog_ms" : "device_watchdog_ms");
+    const cfg_safety *sf = &cfg->safety;
+    if (sf->collision == COLLISION_OFF) {
+        fprintf(out, "collision detection: off\n");
+    } else {
+        static const char *const reactions[] = {"stop", "damp", "float"};
+        fprintf(out, "collision detection: %s, observer %g 1/s (time constant %.1f ms)",
+                sf->collision == COLLISION_REACT ? "react" : "detect (events only)",
+                sf->collision_filter, 1e3 / sf->collision_filter);
+        if (sf->collision == COLLISION_REACT)
+            fprintf(out, ", reaction %s", reactions[sf->collision_reaction]);
+        fprintf(out, "; thresholds");
+        for (int i = 0; i < cfg->n_joints; i++)
+            fprintf(out, " %g", cfg->joint[i].collision_threshold);
+        fprintf(out, "\n");
+    }
     fprintf(out, "\n%-3s %-16s %-9s %10s %10s %10s %12s %12s\n", "#", "joint", "type", "lower",
             "upper", "mass[kg]", "torque lim", "G(0)");
     double mass = cfg->model.payload.mass;

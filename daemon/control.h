@@ -68,6 +68,10 @@ typedef struct {
     uint64_t late_ticks; /* ticks that woke one or more whole periods late (overrun episodes) */
     uint64_t read_gaps;  /* stretches of ticks without a fresh state */
     double longest_read_gap_ms; /* the longest, good read to good read [ms] */
+    /* collision detection: the observer's external torque estimate [N m|N] (0 while it does
+     * not run) and the collisions detected since start */
+    double external_torque[CFG_MAX_JOINTS];
+    uint64_t collisions;
     double rate_hz;
 } ctl_status;
 
@@ -78,13 +82,16 @@ typedef struct {
     ctl_state state;
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
+    double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
 } ctl_sample;
 
 typedef enum {
-    CTL_EV_STATE = 0,          /* state changed: state */
-    CTL_EV_FAULT = 1,          /* fault: text = reason */
-    CTL_EV_TRAJECTORY_DONE = 2 /* traj_id finished: text = "done" | "aborted: why" | "cancelled"
-                                  | "replaced" */
+    CTL_EV_STATE = 0,           /* state changed: state */
+    CTL_EV_FAULT = 1,           /* fault: text = reason */
+    CTL_EV_TRAJECTORY_DONE = 2, /* traj_id finished: text = "done" | "aborted: why" | "cancelled"
+                                   | "replaced" */
+    CTL_EV_COLLISION = 3        /* collision detected: joint, ext[] (the external torque
+                                   estimate), text = the reaction taken */
 } ctl_event_type;
 
 typedef struct {
@@ -94,6 +101,8 @@ typedef struct {
     ctl_state state;
     uint32_t traj_id;
     char text[160];
+    int joint;                  /* CTL_EV_COLLISION: the joint that crossed its threshold */
+    double ext[CFG_MAX_JOINTS]; /* CTL_EV_COLLISION: external torque estimate [N m|N] */
 } ctl_event;
 
 typedef struct ctl ctl;

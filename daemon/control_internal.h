@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon/collision.h"
 #include "daemon/control.h"
 #include "daemon/controller.h"
 #include "daemon/handoff.h"
@@ -130,6 +131,11 @@ typedef struct {
     uint32_t stop_id;
     traj_stop stop;
     double stop_t;
+    /* collision detection: the observer, a detection not yet over (one event per contact),
+     * the count */
+    coll_observer obs;
+    bool coll_latched;
+    uint64_t collisions;
     /* fault reaction */
     bool damping;
     double damp_t;

@@ -27,6 +27,7 @@ void ctl_emit(ctl *c, ctl_event_type type, uint32_t traj_id, const char *fmt, ..
     e->state = (ctl_state)r->state;
     e->traj_id = traj_id;
     e->text[0] = 0;
+    if (type != CTL_EV_COLLISION) e->joint = -1; /* a collision event's joint, ext set by it */
     if (fmt) {
         va_list ap;
         va_start(ap, fmt);
@@ -84,16 +85,16 @@ static bool damp_torque(ctl *c, const law_params *p, double dt)
     return true;
 }
 
-/* First the torque reaction (off, or the damping stop's first torque), then the state and
- * events. Ignored in fault or estop. */
-void ctl_fault(ctl *c, const char *fmt, ...)
+/* The fault reaction: first the torque (off, or the damping stop's first torque when damp and
+ * the arm was enabled with a fresh state), then the state and events. Ignored in fault or
+ * estop. */
+static void fault_with(ctl *c, bool damp, const char *fmt, va_list ap)
 {
     ctl_rt *r = &c->rt;
     if (r->state == SF_FAULT || r->state == SF_ESTOP) return;
     const law_params *p = ctl_live_params(c);
     bool was_enabled = r->state == SF_HOLDING || r->state == SF_MOVING;
-    if (was_enabled && p->safety.on_fault == ON_FAULT_DAMP && r->fresh &&
-        damp_torque(c, p, c->period)) {
+    if (was_enabled && damp && r->fresh && damp_torque(c, p, c->period)) {
         drv_fault f;
         drv_write(c->driver, r->tau, &f);
         r->wrote_this_tick = true;
@@ -102,16 +103,32 @@ void ctl_fault(ctl *c, const char *fmt, ...)
     } else {
         ctl_torque_off(c);
     }
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(r->fault, sizeof r->fault, fmt, ap);
-    va_end(ap);
     r->state = SF_FAULT; /* before the events, so they carry it */
     char why[200];
     snprintf(why, sizeof why, "aborted: fault: %s", r->fault);
     ctl_drop_motion(c, why);
     ctl_emit(c, CTL_EV_FAULT, 0, "%s", r->fault);
     ctl_emit(c, CTL_EV_STATE, 0, "%s", sf_state_name(SF_FAULT));
+}
+
+/* A fault with the configured reaction ([safety] on_fault). */
+void ctl_fault(ctl *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fault_with(c, ctl_live_params(c)->safety.on_fault == ON_FAULT_DAMP, fmt, ap);
+    va_end(ap);
+}
+
+/* A fault that ends in the damping stop whatever on_fault says (collision_reaction = damp). */
+static void fault_damped(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fault_damped(ctl *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fault_with(c, true, fmt, ap);
+    va_end(ap);
 }
 
 /* Emergency stop: torque off, every trajectory aborted, state estop. */
@@ -211,6 +228,8 @@ void ctl_publish(ctl *c)
     s->saturations = r->saturations;
     s->read_gaps = r->read_gaps;
     s->longest_read_gap_ms = (double)r->longest_gap_ns * 1e-6;
+    memcpy(s->external_torque, r->obs.r, sizeof(double) * (size_t)n);
+    s->collisions = r->collisions;
     s->rate_hz = 1.0 / c->period;
     hf_seqlock_write(&c->status, &r->pub);
 
@@ -223,6 +242,7 @@ void ctl_publish(ctl *c)
     memcpy(m->tau, s->tau, sizeof(double) * (size_t)n);
     memcpy(m->q_des, s->q_des, sizeof(double) * (size_t)n);
     memcpy(m->qd_des, s->qd_des, sizeof(double) * (size_t)n);
+    memcpy(m->ext, s->external_torque, sizeof(double) * (size_t)n);
     hf_ring_push(&c->samples, m);
 }
 
@@ -268,6 +288,88 @@ static uint32_t active_traj_id(const ctl *c)
     return r->stopping ? r->stop_id : 0;
 }
 
+/* ================================================================= collision detection */
+
+/* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
+ * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
+ * the present position), float (trajectory cancelled, gravity compensation holding where the
+ * arm is pushed), damp (a fault ending in the damping stop). The torque reaction comes before
+ * the event. Returns true when it faulted (nothing more to compute this tick). */
+static bool collision_reaction(ctl *c, const law_params *p, int j)
+{
+    ctl_rt *r = &c->rt;
+    double thr = p->collision_threshold[j] + p->collision_band[j] * fabs(r->qd[j]);
+    char why[128];
+    snprintf(why, sizeof why, "collision on joint %s: external torque %.3g (threshold %.3g)",
+             p->name[j], r->obs.r[j], thr);
+    const char *reaction = "none";
+    bool faulted = false;
+    if (p->safety.collision == COLLISION_REACT) {
+        char aborted[160];
+        snprintf(aborted, sizeof aborted, "aborted: %s", why);
+        switch (p->safety.collision_reaction) {
+        case REACT_DAMP:
+            fault_damped(c, "%s", why);
+            reaction = "damp";
+            faulted = true;
+            break;
+        case REACT_FLOAT:
+            ctl_drop_motion(c, aborted);
+            r->law = CTRL_GRAVITY_COMP;
+            for (int k = 0; k < c->n; k++) r->ls.integral[k] = 0;
+            ctl_hold_at(c, r->q);
+            ctl_set_state(c, SF_HOLDING);
+            reaction = "float";
+            break;
+        case REACT_STOP:
+            ctl_drop_motion(c, aborted);
+            ctl_hold_at(c, r->q);
+            ctl_set_state(c, SF_HOLDING);
+            reaction = "stop";
+            break;
+        }
+    }
+    r->ev.joint = j;
+    memcpy(r->ev.ext, r->obs.r, sizeof(double) * (size_t)c->n);
+    ctl_emit(c, CTL_EV_COLLISION, 0, "%s", reaction);
+    return faulted;
+}
+
+/* The momentum observer's step for an enabled arm with a fresh state (see collision.h):
+ * started at the first such tick, then updated; a non-finite estimate is a fault; a residual
+ * over its threshold is a collision (once per contact: the next needs every joint back below
+ * half its threshold). Returns true when the tick faulted. */
+static bool observe_collisions(ctl *c, const law_params *p, double dt)
+{
+    ctl_rt *r = &c->rt;
+    if (p->safety.collision == COLLISION_OFF) {
+        if (r->obs.running) coll_stop(&r->obs, c->n);
+        return false;
+    }
+    if (!r->obs.running) {
+        coll_start(&r->obs, c->model, c->data, r->q, r->qd);
+        r->coll_latched = false;
+        return false;
+    }
+    coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
+    int bad = first_nonfinite(r->obs.r, c->n);
+    if (bad >= 0) {
+        ctl_fault(c, "non-finite external torque estimate on %s (collision observer)",
+                  p->name[bad]);
+        return true;
+    }
+    if (r->coll_latched) {
+        r->coll_latched = !coll_clear(&r->obs, p, r->qd);
+        return false;
+    }
+    double ratio;
+    int j = coll_detect(&r->obs, p, r->qd, &ratio);
+    if (j < 0) return false;
+    r->coll_latched = true;
+    r->collisions++;
+    return collision_reaction(c, p, j);
+}
+
 /* Defence in depth before the law runs: a non-finite desired position, velocity or
  * acceleration (whatever got past validation) or gain is a fault naming the joint and the
  * trajectory. Returns true when it faulted. */
@@ -301,7 +403,11 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
 {
     ctl_rt *r = &c->rt;
     if (r->state == SF_HOLDING || r->state == SF_MOVING) {
-        if (!r->fresh) return;
+        if (!r->fresh) {
+            coll_skip(&r->obs, dt);
+            return;
+        }
+        if (observe_collisions(c, p, dt)) return;
         ctl_advance_motion(c, p, dt);
         if (r->law == CTRL_GRAVITY_COMP && r->state == SF_HOLDING)
             ctl_hold_at(c, r->q); /* floating: the desired state follows the arm */
@@ -334,6 +440,8 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
     } else {
         zero_tau(c);
     }
+    if (r->obs.running && r->state != SF_HOLDING && r->state != SF_MOVING)
+        coll_stop(&r->obs, c->n); /* started afresh at the next enable */
 }
 
 /* Writes r->tau unless already written this tick or there is nothing safe to write (enabled
@@ -349,6 +457,7 @@ static void write_torque(ctl *c, const law_params *p, int64_t now_ns)
     drv_fault f;
     if (drv_write(c->driver, r->tau, &f) == 0) {
         sf_read_ok(&r->writes, now_ns);
+        if (r->obs.running) coll_applied(&r->obs, r->tau, c->n);
         return;
     }
     if (r->state != SF_HOLDING && r->state != SF_MOVING) return;

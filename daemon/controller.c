@@ -30,6 +30,8 @@ void law_params_from_config(law_params *p, const armd_config *cfg)
         p->velocity[j] = cj->velocity;
         p->acceleration[j] = cj->acceleration;
         p->following_error[j] = cj->following_error;
+        p->collision_threshold[j] = cj->collision_threshold;
+        p->collision_band[j] = cj->collision_band;
     }
     p->safety = cfg->safety;
     p->trajectory = cfg->trajectory;

@@ -22,6 +22,7 @@ typedef struct {
     double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
     double velocity[CFG_MAX_JOINTS], acceleration[CFG_MAX_JOINTS];
     double following_error[CFG_MAX_JOINTS];
+    double collision_threshold[CFG_MAX_JOINTS], collision_band[CFG_MAX_JOINTS];
     cfg_safety safety;
     cfg_trajectory trajectory;
     cfg_velocity_source velocity_source;

@@ -57,13 +57,14 @@ static size_t format_sample(const ctl_sample *sm, int n, char *buf, size_t cap)
     put_vector(buf, cap, &o, "tau", sm->tau, n);
     put_vector(buf, cap, &o, "q_des", sm->q_des, n);
     put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
+    put_vector(buf, cap, &o, "ext", sm->ext, n);
     if (o + 4 >= cap) return 0;
     o += (size_t)snprintf(buf + o, cap - o, "}}\n");
     return o;
 }
 
 /* Builds the notification for one control event. */
-static json_t *event_json(const ctl_event *ev)
+static json_t *event_json(const ctl_event *ev, const armd_config *cfg)
 {
     switch (ev->type) {
     case CTL_EV_STATE:
@@ -75,6 +76,16 @@ static json_t *event_json(const ctl_event *ev)
     case CTL_EV_TRAJECTORY_DONE:
         return json_pack("{s:s, s:{s:f, s:I, s:s}}", "method", "trajectory_done", "params", "time",
                          ev->time, "id", (json_int_t)ev->traj_id, "result", ev->text);
+    case CTL_EV_COLLISION: {
+        json_t *ext = json_array();
+        for (int j = 0; j < cfg->n_joints; j++)
+            json_array_append_new(ext, api_json_number(ev->ext[j]));
+        bool known = ev->joint >= 0 && ev->joint < cfg->n_joints;
+        return json_pack("{s:s, s:{s:f, s:s, s:o, s:s, s:s}}", "method", "collision", "params",
+                         "time", ev->time, "joint", known ? cfg->joint[ev->joint].name : "?",
+                         "external_torque", ext, "reaction", ev->text, "state",
+                         ctl_state_name(ev->state));
+    }
     }
     return NULL;
 }
@@ -88,7 +99,7 @@ void api_telemetry_drain(api_server *s)
     for (;;) {
         int k = ctl_events_read(s->c, &s->event_cursor, s->events, s->events_cap);
         for (int i = 0; i < k && s->n_subscribers > 0; i++) {
-            json_t *msg = event_json(&s->events[i]);
+            json_t *msg = event_json(&s->events[i], ctl_config(s->c));
             if (!msg) continue;
             for (api_client *cl = s->clients; cl; cl = cl->next)
                 if (cl->subscribed && !cl->dead) api_client_send_json(cl, msg);

@@ -305,6 +305,32 @@ static void test_each_error_message(void **state)
          "40 "
          "ms) cuts the torque before armd faults on a read gap (max_read_gap_ms = 60 ms)",
          0, 1, true},
+        /* collision detection: thresholds for every joint, an observer gain the loop can
+         * integrate, damping for the damp reaction, a friction model without a hard step */
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision = detect",
+         "t.ini:8: [safety] collision: needs collision_threshold > 0 for every joint ([safety] "
+         "or [joint NAME]); joint 'j1' has none (measure with armctl collision calibrate)",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision = sometimes",
+         "t.ini:8: [safety] collision: ", 1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_filter = 60",
+         "t.ini:8: [safety] collision_filter: 60 1/s is above half the loop rate (100 Hz): the "
+         "observer would overshoot",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_filter = nan",
+         "t.ini:8: [safety] collision_filter: ", 1, 0, true},
+        {"torque_per_amp = 1", "torque_per_amp = 1\ncollision_threshold = -1",
+         "t.ini:26: [joint j1] collision_threshold: ", 1, 0, true},
+        {"torque_per_amp = 1", "torque_per_amp = 1\ncollision_threshold = inf",
+         "t.ini:26: [joint j1] collision_threshold: ", 1, 0, true},
+        {"torque_per_amp = 1", "torque_per_amp = 1\ncollision_band = -0.5",
+         "t.ini:26: [joint j1] collision_band: ", 1, 0, true},
+        {"port = /dev/null",
+         "port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = damp\n"
+         "collision_threshold = 5",
+         "t.ini:9: [safety] collision_reaction: damp needs damping > 0 for every joint; joint "
+         "'j1' has 0",
+         1, 0, false},
         /* a tiny gear ratio or encoder resolution turns encoder counts into an infinite joint
          * position (found by fuzz_drv_armlink) */
         {"torque_per_amp = 1", "torque_per_amp = 1\ngear_ratio = 1e-300",
@@ -484,6 +510,50 @@ static void test_compare_live_and_restart(void **state)
     assert_true(strlen(tiny) < sizeof(tiny));
 }
 
+/* [safety] collision keys: values read, the [safety] list a default that [joint] overrides;
+ * a hard Coulomb step with detection on is a warning that names the joint, smoothing clears it. */
+static void test_collision_keys(void **state)
+{
+    (void)state;
+    const char *from[] = {"port = /dev/null", "kd = 20"};
+    const char *to[] = {"port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = "
+                        "float\ncollision_filter = 40\ncollision_threshold = 5\n"
+                        "collision_band = 2",
+                        "kd = 20\ncollision_threshold = 7.5"};
+    char *t = build(2, from, to);
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(rep.n_lines, 0);
+    assert_int_equal(cfg.safety.collision, COLLISION_REACT);
+    assert_int_equal(cfg.safety.collision_reaction, REACT_FLOAT);
+    assert_true(cfg.safety.collision_filter == 40);
+    assert_true(cfg.joint[0].collision_threshold == 7.5); /* the joint's own key wins */
+    assert_true(cfg.joint[0].collision_band == 2);
+    free(t);
+    cfg_report_free(&rep);
+
+    to[1] = "kd = 20\ncoulomb = 1.5 -1.5";
+    t = build(2, from, to);
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(rep.n_warnings, 1);
+    assert_non_null(strstr(rep.lines[0], "t.ini:8: [safety] collision: warning: [arm] "
+                                         "friction_smoothing is 0 (a hard Coulomb step) and "
+                                         "joint 'j1' has Coulomb friction"));
+    free(t);
+    cfg_report_free(&rep);
+
+    const char *from3[] = {"port = /dev/null", "kd = 20", "rate_hz = 100"};
+    const char *to3[] = {to[0], to[1], "rate_hz = 100\nfriction_smoothing = 0.01"};
+    t = build(3, from3, to3);
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(rep.n_lines, 0);
+    free(t);
+    cfg_report_free(&rep);
+}
+
 static void test_controller_names(void **state)
 {
     (void)state;
@@ -519,6 +589,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_several_errors_all_reported),
         cmocka_unit_test(test_dropin_overrides_and_is_named),
         cmocka_unit_test(test_compare_live_and_restart),
+        cmocka_unit_test(test_collision_keys),
         cmocka_unit_test(test_controller_names),
         cmocka_unit_test(test_missing_file),
     };

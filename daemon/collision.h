@@ -1,0 +1,59 @@
+/*
+ * collision.h — collision detection by the generalized-momentum observer (De Luca & Mattone,
+ * "Sensorless robot collision detection and hybrid force/motion control", ICRA 2005):
+ *     r = K_O (p(t) - p(0) - integral_0^t (tau_m + C(q,qd)^T qd - G(q) - tau_f(qd) + r) dt),
+ *     p = H(q) qd,
+ * one gain K_O for all joints. With the model exact, dr/dt = K_O (tau_ext - r): r is the
+ * external joint torque seen through a first-order lag of time constant 1/K_O, with no
+ * acceleration measured. p and C^T qd come from one O(n) recursion (dyn_momentum), G and
+ * friction from the model; no matrix of size n^2. Pure computation on a preallocated state,
+ * run by the control thread every tick while the arm is enabled.
+ */
+#ifndef ARMD_COLLISION_H
+#define ARMD_COLLISION_H
+
+#include <stdbool.h>
+
+#include "daemon/controller.h"
+#include "dynamics/dynamics.h"
+
+typedef struct {
+    bool running;
+    double p0[CFG_MAX_JOINTS];          /* momentum at the start [N m s|N s] */
+    double integral[CFG_MAX_JOINTS];    /* the integral term [N m s|N s] */
+    double r[CFG_MAX_JOINTS];           /* the residual: estimated external torque [N m|N] */
+    double tau_applied[CFG_MAX_JOINTS]; /* motor torque acting since the last update [N m|N] */
+    double beta[CFG_MAX_JOINTS];        /* C^T qd - G - tau_f at the last update [N m|N] */
+    double pending_dt;                  /* time since the last update [s] (ticks without a read) */
+} coll_observer;
+
+/* Starts the observer at state (q, qd) with no motor torque acting yet: p(0) = H(q) qd, the
+ * integral and r zero. */
+void coll_start(coll_observer *o, const dyn_model *m, dyn_data *d, const double *q,
+                const double *qd);
+
+/* Stops it (r reads zero); coll_start again before the next update. */
+void coll_stop(coll_observer *o, int n);
+
+/* The motor torque [N m|N] written this tick: it acts until the next update. */
+void coll_applied(coll_observer *o, const double *tau, int n);
+
+/* Counts dt [s] of a tick without a fresh state (integrated at the next update). */
+void coll_skip(coll_observer *o, double dt);
+
+/* One observer step over dt [s] (plus skipped time) at the measured (q, qd): with
+ * beta = C^T qd - G - tau_f, integral += (tau_applied + (beta_last + beta) / 2 + r) dt (the
+ * motor torque is held over the tick, as the servos hold it; beta varies with the state, so
+ * the trapezoid rule), then r = K_O (p - p0 - integral). */
+void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain, const double *q,
+                 const double *qd, double dt);
+
+/* The joint whose |r_j| exceeds collision_threshold_j + collision_band_j |qd_j| by the largest
+ * ratio, or -1 when none does; *ratio = |r_j| / threshold (the largest over all joints). */
+int coll_detect(const coll_observer *o, const law_params *p, const double *qd, double *ratio);
+
+/* True while every |r_j| is below half its threshold: a detected collision is over (the
+ * hysteresis that gives one event per contact). */
+bool coll_clear(const coll_observer *o, const law_params *p, const double *qd);
+
+#endif
