@@ -242,34 +242,40 @@ class Rig:
         ring a little behind (far behind on a loaded machine); with cover (a time.monotonic()
         instant, e.g. now) the file is read again until its rows reach that instant, at most
         20 s (armsim's time runs from before its ready line, minus what it had to skip)."""
-        rows = read_truth(self.truth)
+        return truth_rows(self.read_truth_columns(cover))
+
+    def read_truth_columns(self, cover=None):
+        """The truth file as read_truth_columns(path) reads it: (header names, rows of floats),
+        with cover as in read_truth."""
+        head, rows = read_truth_columns(self.truth)
         if cover is None:
-            return rows
+            return head, rows
         want = cover - self.sim_ready - 0.06  # 60 ms: skipped time, scheduling
         deadline = time.monotonic() + 20
         while (not rows or rows[-1][0] < want) and time.monotonic() < deadline:
             time.sleep(0.05)
-            rows = read_truth(self.truth)
-        return rows
+            head, rows = read_truth_columns(self.truth)
+        return head, rows
 
 
-def read_truth(path):
-    """Rows (t, q[n], qd[n], tau[n]) of armsim's truth CSV at path. The first line must be the
-    header "t,q1..qn,qd1..qdn,tau1..taun"; every other line must be 1 + 3n numbers, else the
-    test fails (naming the line). Only the LAST line may be incomplete (no newline): armsim
-    writes the file in chunks, so a file read while armsim runs, or after it was SIGKILLed,
-    can end in the middle of a row; that partial row is ignored."""
+def read_truth_columns(path):
+    """armsim's truth CSV at path as (header names, rows of floats in the file's column order);
+    see tools/armsim/truth.h for the columns ("t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,
+    wall_force"; find them by name, e.g. with truth_column). The header must start with "t,q1,";
+    every other line must have one number per header column, else the test fails (naming the
+    line). Only the LAST line may be incomplete (no newline): armsim writes the file in chunks,
+    so a file read while armsim runs, or after it was SIGKILLed, can end in the middle of a row;
+    that partial row is ignored."""
     rows = []
     with open(path) as f:
         # one read() is a prefix of the file even while armsim appends; readlines() is not (a
         # line cut at the momentary end would be continued by its own next "line")
         lines = f.read().splitlines(keepends=True)
-    check(lines and lines[0].startswith("t,q1,"), "%s: no truth header: %r" %
-          (path, lines[0][:60] if lines else ""))
+    check(lines and lines[0].startswith("t,q1,") and lines[0].endswith("\n"),
+          "%s: no truth header: %r" % (path, lines[0][:60] if lines else ""))
     head = lines[0].strip().split(",")
     width = len(head)
-    check(width > 1 and (width - 1) % 3 == 0, "%s: header with %d columns" % (path, width))
-    n = (width - 1) // 3
+    check(len(set(head)) == width, "%s: a column named twice in the header" % path)
     for k, line in enumerate(lines[1:], 2):
         if not line.endswith("\n"):
             check(k == len(lines), "%s:%d: an incomplete line before the last" % (path, k))
@@ -279,8 +285,43 @@ def read_truth(path):
         except ValueError:
             raise TestFailure("%s:%d: not a row of numbers: %r" % (path, k, line[:80]))
         check(len(v) == width, "%s:%d: %d values, expected %d" % (path, k, len(v), width))
-        rows.append((v[0], v[1:1 + n], v[1 + n:1 + 2 * n], v[1 + 2 * n:1 + 3 * n]))
-    return rows
+        rows.append(v)
+    return head, rows
+
+
+def truth_column(head, name):
+    """Index of the truth column called name (e.g. "q1", "ext2", "wall_force"); fails the test
+    when the file has none."""
+    check(name in head, "the truth file has no column %r (columns: %s)" % (name, ",".join(head)))
+    return head.index(name)
+
+
+def truth_joints(head):
+    """Number of joints of a truth header (columns q1..qn)."""
+    n = 0
+    while "q%d" % (n + 1) in head:
+        n += 1
+    check(n > 0, "truth header without q1")
+    return n
+
+
+def truth_rows(columns):
+    """(t, q[n], qd[n], tau[n]) per row from read_truth_columns' (header, rows), the columns
+    found by name."""
+    head, rows = columns
+    n = truth_joints(head)
+    it = truth_column(head, "t")
+    iq = [truth_column(head, "q%d" % (j + 1)) for j in range(n)]
+    iqd = [truth_column(head, "qd%d" % (j + 1)) for j in range(n)]
+    itau = [truth_column(head, "tau%d" % (j + 1)) for j in range(n)]
+    return [(v[it], [v[i] for i in iq], [v[i] for i in iqd], [v[i] for i in itau]) for v in rows]
+
+
+def read_truth(path):
+    """Rows (t, q[n], qd[n], tau[n]) of armsim's truth CSV at path, found by column name (the
+    file also has ext1..extn and wall_force: read_truth_columns). Fails the test as
+    read_truth_columns does."""
+    return truth_rows(read_truth_columns(path))
 
 
 def truth_times(truth):

@@ -170,6 +170,28 @@ armd_config *sim_load_config(const char *ini, const char *link, int type)
     return cfg;
 }
 
+/* Where column name goes in a truth_row of an n-joint table: its offset, -1 if the name is
+ * none of armsim's (ignored), -2 if it names a joint beyond n. */
+static int truth_column(const char *name, int n)
+{
+    static const struct {
+        const char *prefix;
+        int block; /* offset of joint 1 in units of n, after t */
+    } per_joint[] = {{"qd", 1}, {"q", 0}, {"tau", 2}, {"ext", 3}};
+    if (!strcmp(name, "t")) return TRUTH_T;
+    if (!strcmp(name, "wall_force")) return TRUTH_WALL_FORCE(n);
+    for (size_t i = 0; i < sizeof per_joint / sizeof per_joint[0]; i++) {
+        size_t len = strlen(per_joint[i].prefix);
+        if (strncmp(name, per_joint[i].prefix, len) != 0) continue;
+        char *end;
+        long j = strtol(name + len, &end, 10);
+        if (end == name + len || *end != '\0') continue;
+        if (j < 1 || j > n) return -2;
+        return 1 + per_joint[i].block * n + (int)j - 1;
+    }
+    return -1;
+}
+
 int truth_load(const char *path, int n, truth_table *t)
 {
     memset(t, 0, sizeof *t);
@@ -178,11 +200,21 @@ int truth_load(const char *path, int n, truth_table *t)
     if (!f) return -1;
     char *line = NULL;
     size_t cap = 0;
-    size_t width = 1 + 3 * (size_t)n, alloc = 0;
-    int rc = 0;
-    char expect[64];
-    snprintf(expect, sizeof expect, "t,q1,");
-    if (getline(&line, &cap, f) < 0 || strncmp(line, expect, strlen(expect)) != 0) rc = -1;
+    size_t width = 2 + 4 * (size_t)n, alloc = 0, ncol = 0;
+    int rc = 0, map[1024], seen[2 + 4 * CFG_MAX_JOINTS] = {0};
+    if (getline(&line, &cap, f) < 0) rc = -1;
+    char *save = NULL;
+    if (rc == 0) line[strcspn(line, "\r\n")] = '\0';
+    for (char *name = rc ? NULL : strtok_r(line, ",", &save); rc == 0 && name;
+         name = strtok_r(NULL, ",", &save)) {
+        if (ncol == sizeof map / sizeof map[0]) rc = -1;
+        int c = rc ? -1 : truth_column(name, n);
+        if (c == -2 || (c >= 0 && seen[c]++)) rc = -1;
+        if (rc == 0) map[ncol++] = c;
+    }
+    for (size_t c = 0; c < 1 + 3 * (size_t)n; c++)
+        if (!seen[c]) rc = -1; /* t, q, qd, tau are required */
+    t->has_contact = seen[TRUTH_WALL_FORCE(n)] && seen[TRUTH_EXT(n)];
     while (rc == 0 && getline(&line, &cap, f) > 0) {
         if (t->rows == alloc) {
             alloc = alloc ? 2 * alloc : 4096;
@@ -195,12 +227,14 @@ int truth_load(const char *path, int n, truth_table *t)
         }
         char *p = line, *end;
         double *row = t->v + t->rows * width;
-        for (size_t i = 0; i < width; i++) {
-            row[i] = strtod(p, &end);
-            if (end == p || (i + 1 < width && *end != ',')) {
+        memset(row, 0, width * sizeof(double));
+        for (size_t i = 0; i < ncol; i++) {
+            double v = strtod(p, &end);
+            if (end == p || (i + 1 < ncol && *end != ',')) {
                 rc = -1;
                 break;
             }
+            if (map[i] >= 0) row[map[i]] = v;
             p = end + 1;
         }
         if (rc == 0) t->rows++;

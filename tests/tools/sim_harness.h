@@ -36,18 +36,30 @@ int sim_teardown(void **state);
  * driver type forced (type < 0: keep the file's). Aborts the test on errors. */
 armd_config *sim_load_config(const char *ini, const char *link, int type);
 
-/* Ground truth: rows of 1 + 3n doubles (t, q, qd, tau). */
+/* Ground truth, whatever the file's column order: rows of 2 + 4n doubles in the order
+ * t, q[n], qd[n], tau[n], ext[n], wall_force (see tools/armsim/truth.h for the units). */
 typedef struct {
     int n;
     size_t rows;
     double *v;
+    int has_contact; /* the file had the ext1..extn and wall_force columns (else they read 0) */
 } truth_table;
 
-/* Reads a truth CSV written by armsim (header checked). 0, or -1. */
+/* Offsets into a truth_row of the first entry of each quantity. */
+#define TRUTH_T             0
+#define TRUTH_Q(n)          1
+#define TRUTH_QD(n)         (1 + (n))
+#define TRUTH_TAU(n)        (1 + 2 * (n))
+#define TRUTH_EXT(n)        (1 + 3 * (n))
+#define TRUTH_WALL_FORCE(n) (1 + 4 * (n))
+
+/* Reads a truth CSV written by armsim, finding the columns by their header names (t, q1..qn,
+ * qd1..qdn, tau1..taun required; ext1..extn, wall_force optional; unknown columns ignored).
+ * 0, or -1 (missing or repeated column, a row that is not all numbers). */
 int truth_load(const char *path, int n, truth_table *t);
 static inline const double *truth_row(const truth_table *t, size_t i)
 {
-    return t->v + i * (size_t)(1 + 3 * t->n);
+    return t->v + i * (size_t)(2 + 4 * t->n);
 }
 void truth_free(truth_table *t);
 

@@ -36,7 +36,9 @@ enum {
     OPT_SEED,
     OPT_MODEL_NUMBER,
     OPT_CURRENT_LIMIT,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_PUSH,
+    OPT_WALL
 };
 
 void armsim_print_usage(FILE *out)
@@ -49,7 +51,8 @@ void armsim_print_usage(FILE *out)
           "      --link PATH           symlink to the pty slave (required; a stale symlink is\n"
           "                            replaced, removed on exit)\n"
           "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
-          "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun at every physics step\n"
+          "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force at\n"
+          "                            every physics step (columns: see README)\n"
           "      --truth-decimate N    log every Nth step only (default 1)\n"
           "physics:\n"
           "      --rate HZ             physics steps per second (default 10000)\n"
@@ -60,6 +63,15 @@ void armsim_print_usage(FILE *out)
           "      --no-gravity          simulate without gravity\n"
           "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
           "      --noise COUNTS        encoder noise, standard deviation in counts\n"
+          "contact (external forces, in the truth file as ext1..extn and wall_force):\n"
+          "      --push T,JOINT,TORQUE,DURATION  from simulated time T [s] for DURATION [s]\n"
+          "                            an external TORQUE [N m, N if prismatic] acts on JOINT\n"
+          "                            (1-based, config order); repeatable, up to 8, they add\n"
+          "      --wall AXIS,POSITION,STIFFNESS  a one-sided spring on the tool point, base\n"
+          "                            frame: AXIS x|y|z|-x|-y|-z, the wall fills the half-space\n"
+          "                            beyond POSITION [m] along AXIS (z,0.3: z > 0.3; -z,0.1:\n"
+          "                            z < 0.1) and pushes back with STIFFNESS [N/m] times the\n"
+          "                            depth (plus a little damping while inside)\n"
           "faults:\n"
           "      --drop FRACTION       drop that fraction of replies\n"
           "      --corrupt-crc FRACTION  send that fraction of replies with a wrong CRC\n"
@@ -126,6 +138,114 @@ static int parse_long(const char *opt, const char *s, long lo, long hi, long *ou
     return 0;
 }
 
+/* Parses one field of a list option ("--push: TORQUE ...") as a finite double in [lo, hi];
+ * 0 on success. */
+static int parse_field(const char *opt, const char *field, const char *s, double lo, double hi,
+                       double *out, FILE *err)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end != '\0' || !isfinite(v)) {
+        fprintf(err, "armsim: --%s: %s '%s' is not a finite number\n", opt, field, s);
+        return -1;
+    }
+    if (v < lo || v > hi) {
+        fprintf(err, "armsim: --%s: %s %g is outside [%g, %g]\n", opt, field, v, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Splits a copy of s at every comma (empty fields kept) into at most max fields; returns the
+ * number of fields, or -1 when there are more than max or s does not fit buf. */
+static int split_fields(const char *s, char *buf, size_t len, char **field, int max)
+{
+    if (strlen(s) >= len) return -1;
+    strcpy(buf, s);
+    int n = 0;
+    for (char *p = buf;; p++) {
+        if (n == max) return -1;
+        field[n++] = p;
+        p = strchr(p, ',');
+        if (!p) return n;
+        *p = '\0';
+    }
+}
+
+/* Parses "T,JOINT,TORQUE,DURATION" into the next entry of o->push. JOINT is checked against
+ * CFG_MAX_JOINTS here and against the arm's joints when the physics is built. */
+static int parse_push(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[256], *f[4];
+    if (o->n_push == ARMSIM_MAX_PUSHES) {
+        fprintf(err, "armsim: --push: more than %d pushes\n", ARMSIM_MAX_PUSHES);
+        return -1;
+    }
+    if (split_fields(s, buf, sizeof buf, f, 4) != 4) {
+        fprintf(err, "armsim: --push: '%s' is not T,JOINT,TORQUE,DURATION\n", s);
+        return -1;
+    }
+    armsim_push *p = &o->push[o->n_push];
+    double joint;
+    if (parse_field("push", "T", f[0], 0.0, 1e9, &p->t, err) ||
+        parse_field("push", "JOINT", f[1], 1, CFG_MAX_JOINTS, &joint, err) ||
+        parse_field("push", "TORQUE", f[2], -1e6, 1e6, &p->torque, err) ||
+        parse_field("push", "DURATION", f[3], 0.0, 1e9, &p->duration, err))
+        return -1;
+    if (joint != floor(joint)) {
+        fprintf(err, "armsim: --push: JOINT %g is not a whole joint number\n", joint);
+        return -1;
+    }
+    if (p->duration <= 0.0) {
+        fprintf(err, "armsim: --push: DURATION %g must be more than 0 s\n", p->duration);
+        return -1;
+    }
+    p->joint = (int)joint - 1;
+    o->n_push++;
+    return 0;
+}
+
+/* Parses "AXIS,POSITION,STIFFNESS" into o->wall. */
+static int parse_wall(const char *s, armsim_options *o, FILE *err)
+{
+    static const struct {
+        const char *name;
+        int axis, side;
+    } axes[] = {{"x", 0, 1},  {"y", 1, 1},   {"z", 2, 1},   {"+x", 0, 1}, {"+y", 1, 1},
+                {"+z", 2, 1}, {"-x", 0, -1}, {"-y", 1, -1}, {"-z", 2, -1}};
+    char buf[256], *f[3];
+    if (o->wall.on) {
+        fprintf(err, "armsim: --wall: given twice (one wall at most)\n");
+        return -1;
+    }
+    if (split_fields(s, buf, sizeof buf, f, 3) != 3) {
+        fprintf(err, "armsim: --wall: '%s' is not AXIS,POSITION,STIFFNESS\n", s);
+        return -1;
+    }
+    armsim_wall *w = &o->wall;
+    w->axis = -1;
+    for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
+        if (!strcmp(f[0], axes[i].name)) {
+            w->axis = axes[i].axis;
+            w->side = axes[i].side;
+        }
+    if (w->axis < 0) {
+        fprintf(err, "armsim: --wall: AXIS '%s' is none of x, y, z, -x, -y, -z\n", f[0]);
+        return -1;
+    }
+    if (parse_field("wall", "POSITION", f[1], -1e3, 1e3, &w->position, err) ||
+        parse_field("wall", "STIFFNESS", f[2], 0.0, 1e7, &w->stiffness, err))
+        return -1;
+    if (w->stiffness <= 0.0) {
+        fprintf(err, "armsim: --wall: STIFFNESS %g must be more than 0 N/m\n", w->stiffness);
+        return -1;
+    }
+    w->on = true;
+    return 0;
+}
+
 /* Parses "Q1,Q2,..." into o->q0. */
 static int parse_q0(const char *s, armsim_options *o, FILE *err)
 {
@@ -180,6 +300,8 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"model-number", required_argument, NULL, OPT_MODEL_NUMBER},
         {"current-limit", required_argument, NULL, OPT_CURRENT_LIMIT},
         {"quiet", no_argument, NULL, OPT_QUIET},
+        {"push", required_argument, NULL, OPT_PUSH},
+        {"wall", required_argument, NULL, OPT_WALL},
         {NULL, 0, NULL, 0}};
 
     memset(o, 0, sizeof *o);
@@ -291,6 +413,12 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
             break;
         case OPT_QUIET:
             o->quiet = true;
+            break;
+        case OPT_PUSH:
+            rc = parse_push(optarg, o, err);
+            break;
+        case OPT_WALL:
+            rc = parse_wall(optarg, o, err);
             break;
         case ':':
             fprintf(err, "armsim: %s needs a value\n", argv[optind - 1]);

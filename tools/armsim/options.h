@@ -12,6 +12,25 @@
 
 typedef enum { PROTO_FROM_CONFIG = -1, PROTO_DXL2 = 0, PROTO_ARMLINK = 1 } armsim_protocol;
 
+#define ARMSIM_MAX_PUSHES 8 /* --push options at most */
+
+/* --push T,JOINT,TORQUE,DURATION: an external joint torque over a window of simulated time. */
+typedef struct {
+    double t;        /* start, simulated time since start [s] */
+    int joint;       /* 0-based joint index (the option takes 1-based, config order) */
+    double torque;   /* [N m | N for a prismatic joint], added to the motor torque */
+    double duration; /* [s], > 0 */
+} armsim_push;
+
+/* --wall AXIS,POSITION,STIFFNESS: a one-sided spring on the tool point, base frame. */
+typedef struct {
+    bool on;
+    int axis;         /* 0 = x, 1 = y, 2 = z of the base frame */
+    int side;         /* +1: the wall is where p[axis] > position; -1: where p[axis] < position */
+    double position;  /* [m] */
+    double stiffness; /* [N/m], > 0 */
+} armsim_wall;
+
 typedef struct {
     const char *config_path; /* -c: the INI armd uses */
     const char *link_path;   /* --link: symlink made to the pty slave */
@@ -38,6 +57,9 @@ typedef struct {
     int model_number;       /* dxl2 model number the servos report */
     double current_limit_a; /* every servo's Current Limit [A]; < 0 = sized for the config */
     bool quiet;             /* no statistics line on exit */
+    int n_push;             /* entries in push */
+    armsim_push push[ARMSIM_MAX_PUSHES];
+    armsim_wall wall;
 } armsim_options;
 
 /* Fills *o from argv. Returns 0 to run, 1 when --help was printed, -1 on a usage error (the

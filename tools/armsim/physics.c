@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "dynamics/dynamics.h"
+#include "tools/armsim/contact.h"
 #include "tools/armsim/simclock.h"
 
 /* Longest lateness caught up step by step in one wake-up [s]; beyond it the missed time is
@@ -41,6 +42,7 @@ struct physics {
     truth_log *truth;
     /* integration state (physics thread only) */
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS];
+    armsim_contact contact; /* --push, --wall */
     /* shared with the device thread, under lock */
     pthread_mutex_t lock;
     actuator act[CFG_MAX_JOINTS][CFG_MAX_IDS];
@@ -81,39 +83,53 @@ static double endstop(const physics *p, int j, double q, double qd)
     return f;
 }
 
-/* Joint accelerations qdd = FD(q, qd, tau_motor + tau_stop) with gravity, armature, friction. */
-static int accel(physics *p, const double *q, const double *qd, const double *tau_motor,
-                 double *qdd)
+/* Joint accelerations qdd = FD(q, qd, tau_held + tau_stop + tau_wall) with gravity, armature,
+ * friction; tau_held is what is held over the step (motor + pushes). Adds w x the wall's joint
+ * torque to ext and w x its force [N] to *wall_force (the RK4 stage weight). */
+static int accel(physics *p, const double *q, const double *qd, const double *tau_held, double *qdd,
+                 double w, double *ext, double *wall_force)
 {
-    double tau[CFG_MAX_JOINTS];
-    for (int j = 0; j < p->n; j++) tau[j] = tau_motor[j] + endstop(p, j, q[j], qd[j]);
+    double tau[CFG_MAX_JOINTS], wall[CFG_MAX_JOINTS];
+    *wall_force += w * contact_wall_torque(&p->contact, p->model, p->data, q, qd, wall);
+    for (int j = 0; j < p->n; j++) {
+        tau[j] = tau_held[j] + wall[j] + endstop(p, j, q[j], qd[j]);
+        ext[j] += w * wall[j];
+    }
     return dyn_forward_aba(p->model, p->data, q, qd, tau, NULL, DYN_ALL, qdd);
 }
 
-/* One classical Runge-Kutta (RK4) step of x = (q, qd), x' = (qd, FD(q, qd, tau)), with tau held
- * constant over the step (seed 000: RK4 simulation via M^-1 (tau - C - G)). */
-static int rk4_step(physics *p, const double *tau)
+/* One classical Runge-Kutta (RK4) step of x = (q, qd), x' = (qd, FD(q, qd, tau + push + wall)),
+ * with the motor torque tau and the pushes held constant over the step and the wall evaluated at
+ * every stage (seed 000: RK4 simulation via M^-1 (tau - C - G)). ext receives the external
+ * joint torque of the step (push + the RK4-weighted mean of the wall's stage torques, the
+ * torque that acted in effect) [N m|N], *wall_force the same mean of the wall force [N]. */
+static int rk4_step(physics *p, const double *tau, const double *push, double *ext,
+                    double *wall_force)
 {
     const int n = p->n;
     const double h = p->dt;
     double a1[CFG_MAX_JOINTS], a2[CFG_MAX_JOINTS], a3[CFG_MAX_JOINTS], a4[CFG_MAX_JOINTS];
     double v2[CFG_MAX_JOINTS], v3[CFG_MAX_JOINTS], v4[CFG_MAX_JOINTS], x[CFG_MAX_JOINTS];
-    int rc = accel(p, p->q, p->qd, tau, a1);
+    double held[CFG_MAX_JOINTS], wall[CFG_MAX_JOINTS] = {0};
+    *wall_force = 0.0;
+    for (int j = 0; j < n; j++) held[j] = tau[j] + push[j];
+    int rc = accel(p, p->q, p->qd, held, a1, 1.0 / 6.0, wall, wall_force);
     for (int j = 0; j < n; j++) {
         x[j] = p->q[j] + 0.5 * h * p->qd[j];
         v2[j] = p->qd[j] + 0.5 * h * a1[j];
     }
-    rc |= accel(p, x, v2, tau, a2);
+    rc |= accel(p, x, v2, held, a2, 2.0 / 6.0, wall, wall_force);
     for (int j = 0; j < n; j++) {
         x[j] = p->q[j] + 0.5 * h * v2[j];
         v3[j] = p->qd[j] + 0.5 * h * a2[j];
     }
-    rc |= accel(p, x, v3, tau, a3);
+    rc |= accel(p, x, v3, held, a3, 2.0 / 6.0, wall, wall_force);
     for (int j = 0; j < n; j++) {
         x[j] = p->q[j] + h * v3[j];
         v4[j] = p->qd[j] + h * a3[j];
     }
-    rc |= accel(p, x, v4, tau, a4);
+    rc |= accel(p, x, v4, held, a4, 1.0 / 6.0, wall, wall_force);
+    for (int j = 0; j < n; j++) ext[j] = push[j] + wall[j];
     if (rc != 0) return -1;
     for (int j = 0; j < n; j++) {
         p->q[j] += h / 6.0 * (p->qd[j] + 2.0 * v2[j] + 2.0 * v3[j] + v4[j]);
@@ -165,6 +181,8 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         snprintf(err, errlen, "--q0: %d values for %d joints", o->n_q0, cfg->n_joints);
         return NULL;
     }
+    armsim_contact contact;
+    if (contact_init(&contact, o, desc.n, err, errlen) != 0) return NULL;
     for (int j = 0; j < desc.n; j++) {
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
@@ -178,6 +196,7 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
     }
     p->n = desc.n;
     p->truth = truth;
+    p->contact = contact;
     p->dt_ns = (uint64_t)llround(1e9 / o->rate_hz);
     p->dt = (double)p->dt_ns * 1e-9;
     pthread_mutex_init(&p->lock, NULL);
@@ -273,11 +292,13 @@ static void *physics_thread(void *arg)
 {
     physics *p = arg;
     prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-    double tau[CFG_MAX_JOINTS] = {0};
+    double tau[CFG_MAX_JOINTS] = {0}, push[CFG_MAX_JOINTS], ext[CFG_MAX_JOINTS];
     static double tau_act[CFG_MAX_JOINTS][CFG_MAX_IDS];
     uint64_t k = 0, skipped_ns = 0;
     const uint64_t max_catchup = (uint64_t)ceil(MAX_CATCHUP_S / p->dt);
-    truth_push(p->truth, 0.0, p->q, p->qd, tau);
+    /* the first row: the state at t = 0 and the wall's force there (no step, no push yet) */
+    double wall_force = contact_wall_torque(&p->contact, p->model, p->data, p->q, p->qd, ext);
+    truth_push(p->truth, 0.0, p->q, p->qd, tau, ext, wall_force);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
@@ -295,10 +316,11 @@ static void *physics_thread(void *arg)
         for (uint64_t i = 0; i < todo; i++) {
             uint64_t t_ns = skipped_ns + k * p->dt_ns;
             gather_torque(p, p->start_ns + t_ns, tau, tau_act);
-            if (rk4_step(p, tau) != 0) p->stats.solver_failures++;
+            contact_push_torque(&p->contact, t_ns, push);
+            if (rk4_step(p, tau, push, ext, &wall_force) != 0) p->stats.solver_failures++;
             k++;
             double t = (double)(t_ns + p->dt_ns) * 1e-9;
-            truth_push(p->truth, t, p->q, p->qd, tau);
+            truth_push(p->truth, t, p->q, p->qd, tau, ext, wall_force);
             publish(p, t, tau, tau_act);
         }
         pthread_mutex_lock(&p->lock);

@@ -4,7 +4,8 @@
  *
  * Forces acting: the motor torques last commanded by the device side (held between writes,
  * zero while an actuator is inactive or its command has expired), gravity, armature, viscous +
- * Coulomb friction (smoothed), and joint limits as stiff damped end stops. All joint-side SI.
+ * Coulomb friction (smoothed), joint limits as stiff damped end stops, and the external
+ * pushes and wall of --push/--wall (contact.h). All joint-side SI.
  */
 #ifndef ARMSIM_PHYSICS_H
 #define ARMSIM_PHYSICS_H
@@ -39,7 +40,7 @@ typedef struct {
 } physics_stats;
 
 /* Builds the simulated model: the config's arm (or --model's), --mass-scale, --no-gravity,
- * friction smoothing, --q0. NULL with err filled on error. truth may be NULL. */
+ * friction smoothing, --q0, --push, --wall. NULL with err filled on error. truth may be NULL. */
 physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_log *truth,
                         char *err, size_t errlen);
 /* Starts the integration thread with t = 0 at start_ns (CLOCK_MONOTONIC). */

@@ -18,7 +18,7 @@
 struct truth_log {
     FILE *f;
     int n, decimate, count;
-    size_t rec; /* doubles per record: 1 + 3n */
+    size_t rec; /* doubles per record: 1 + 4n + 1 (t, q, qd, tau, ext, wall_force) */
     double *ring;
     _Atomic uint64_t head, tail; /* head: next slot to write, tail: next slot to read */
     _Atomic bool stop;
@@ -63,7 +63,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     }
     t->n = n;
     t->decimate = decimate > 0 ? decimate : 1;
-    t->rec = 1 + 3 * (size_t)n;
+    t->rec = 2 + 4 * (size_t)n;
     t->ring = malloc(TRUTH_RING * t->rec * sizeof(double));
     t->f = fopen(path, "w");
     if (!t->ring || !t->f) {
@@ -78,7 +78,8 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     for (int i = 1; i <= n; i++) fprintf(t->f, ",q%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",qd%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",tau%d", i);
-    fputc('\n', t->f);
+    for (int i = 1; i <= n; i++) fprintf(t->f, ",ext%d", i);
+    fputs(",wall_force\n", t->f);
     if (pthread_create(&t->thread, NULL, writer, t) != 0) {
         snprintf(err, errlen, "--truth: cannot start the writer thread");
         fclose(t->f);
@@ -89,7 +90,8 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     return t;
 }
 
-void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau)
+void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau,
+                const double *ext, double wall_force)
 {
     if (!t) return;
     if (t->count++ % t->decimate != 0) return;
@@ -104,6 +106,8 @@ void truth_push(truth_log *t, double time, const double *q, const double *qd, co
     memcpy(r + 1, q, (size_t)t->n * sizeof(double));
     memcpy(r + 1 + t->n, qd, (size_t)t->n * sizeof(double));
     memcpy(r + 1 + 2 * t->n, tau, (size_t)t->n * sizeof(double));
+    memcpy(r + 1 + 3 * t->n, ext, (size_t)t->n * sizeof(double));
+    r[1 + 4 * t->n] = wall_force;
     atomic_store_explicit(&t->head, head + 1, memory_order_release);
 }
 
