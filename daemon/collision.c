@@ -26,7 +26,6 @@ void coll_start(coll_observer *o, const dyn_model *m, dyn_data *d, const double 
     memset(o->integral, 0, sizeof o->integral);
     memset(o->r, 0, sizeof o->r);
     memset(o->tau_applied, 0, sizeof(double) * (size_t)n);
-    o->pending_dt = 0;
     o->running = true;
 }
 
@@ -41,11 +40,6 @@ void coll_applied(coll_observer *o, const double *tau, int n)
     memcpy(o->tau_applied, tau, sizeof(double) * (size_t)n);
 }
 
-void coll_skip(coll_observer *o, double dt)
-{
-    o->pending_dt += dt;
-}
-
 /* The momentum balance dp/dt = tau_m + C^T qd - G - tau_f + tau_ext (H' = C + C^T) integrated
  * with the previous residual standing in for tau_ext; G and C^T qd in the model's gravity and
  * frames as dyn_rnea uses them, friction the model's (viscous + smoothed Coulomb). The
@@ -55,8 +49,7 @@ void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain,
 {
     int n = dyn_model_dof(m);
     double p[CFG_MAX_JOINTS], beta[CFG_MAX_JOINTS];
-    double h = dt + o->pending_dt;
-    o->pending_dt = 0;
+    double h = dt;
     momentum_terms(m, d, q, qd, p, beta);
     for (int j = 0; j < n; j++) {
         o->integral[j] += (o->tau_applied[j] + 0.5 * (o->beta[j] + beta[j]) + o->r[j]) * h;

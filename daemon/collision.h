@@ -24,7 +24,6 @@ typedef struct {
     double r[CFG_MAX_JOINTS];           /* the residual: estimated external torque [N m|N] */
     double tau_applied[CFG_MAX_JOINTS]; /* motor torque acting since the last update [N m|N] */
     double beta[CFG_MAX_JOINTS];        /* C^T qd - G - tau_f at the last update [N m|N] */
-    double pending_dt;                  /* time since the last update [s] (ticks without a read) */
 } coll_observer;
 
 /* Starts the observer at state (q, qd) with no motor torque acting yet: p(0) = H(q) qd, the
@@ -38,10 +37,7 @@ void coll_stop(coll_observer *o, int n);
 /* The motor torque [N m|N] written this tick: it acts until the next update. */
 void coll_applied(coll_observer *o, const double *tau, int n);
 
-/* Counts dt [s] of a tick without a fresh state (integrated at the next update). */
-void coll_skip(coll_observer *o, double dt);
-
-/* One observer step over dt [s] (plus skipped time) at the measured (q, qd): with
+/* One observer step over dt [s] (the time since the last state) at the measured (q, qd): with
  * beta = C^T qd - G - tau_f, integral += (tau_applied + (beta_last + beta) / 2 + r) dt (the
  * motor torque is held over the tick, as the servos hold it; beta varies with the state, so
  * the trapezoid rule), then r = K_O (p - p0 - integral). */

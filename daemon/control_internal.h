@@ -118,6 +118,7 @@ typedef struct {
     int64_t longest_gap_ns; /* longest gap, good read to good read [ns] */
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], q_prev[CFG_MAX_JOINTS];
     uint64_t t_prev_ns;
+    double sample_dt; /* time between the last two states read [s] */
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS], qdd_des[CFG_MAX_JOINTS];
     double tau[CFG_MAX_JOINTS];
     /* motion */
@@ -135,6 +136,7 @@ typedef struct {
      * the count */
     coll_observer obs;
     bool coll_latched;
+    double coll_blind; /* detection suspended for this long after a read gap or late tick [s] */
     uint64_t collisions;
     /* fault reaction */
     bool damping;

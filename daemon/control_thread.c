@@ -151,6 +151,7 @@ static void estimate_velocity(ctl *c, const law_params *p)
     uint64_t now = r->ds.host_time_ns ? r->ds.host_time_ns : (uint64_t)ctl_mono_ns();
     double dt = first ? c->period : (double)((int64_t)now - (int64_t)r->t_prev_ns) * 1e-9;
     if (!(dt > 0)) dt = c->period;
+    r->sample_dt = dt;
     if (p->velocity_source == VELOCITY_DEVICE && r->ds.has_velocity) {
         for (int j = 0; j < c->n; j++) r->qd[j] = r->ds.qd[j];
     } else {
@@ -335,10 +336,15 @@ static bool collision_reaction(ctl *c, const law_params *p, int j)
     return faulted;
 }
 
-/* The momentum observer's step for an enabled arm with a fresh state (see collision.h):
- * started at the first such tick, then updated; a non-finite estimate is a fault; a residual
- * over its threshold is a collision (once per contact: the next needs every joint back below
- * half its threshold). Returns true when the tick faulted. */
+/* The momentum observer's step for an enabled arm with a fresh state (see collision.h) over
+ * dt [s], the time between this state's sample and the previous one (the host time stamps of
+ * the replies: a read that returns late in its tick, or ticks without a state, are then not
+ * counted as time the torque did not act): started at the first such tick, then updated; a
+ * non-finite estimate is a fault; a residual over its threshold is a collision (once per
+ * contact: the next needs every joint back below half its threshold). After a sample interval
+ * over two periods (a read gap, a late tick: the states around it can be stale, the replies
+ * queued behind the hold-up) the residual is not judged for two observer time constants
+ * (2 / K_O); it keeps being computed. Returns true when the tick faulted. */
 static bool observe_collisions(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
@@ -349,6 +355,7 @@ static bool observe_collisions(ctl *c, const law_params *p, double dt)
     if (!r->obs.running) {
         coll_start(&r->obs, c->model, c->data, r->q, r->qd);
         r->coll_latched = false;
+        r->coll_blind = 0;
         return false;
     }
     coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
@@ -357,6 +364,11 @@ static bool observe_collisions(ctl *c, const law_params *p, double dt)
         ctl_fault(c, "non-finite external torque estimate on %s (collision observer)",
                   p->name[bad]);
         return true;
+    }
+    if (dt > 2 * c->period) r->coll_blind = 2 / p->safety.collision_filter;
+    if (r->coll_blind > 0) {
+        r->coll_blind -= dt;
+        return false;
     }
     if (r->coll_latched) {
         r->coll_latched = !coll_clear(&r->obs, p, r->qd);
@@ -403,11 +415,8 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
 {
     ctl_rt *r = &c->rt;
     if (r->state == SF_HOLDING || r->state == SF_MOVING) {
-        if (!r->fresh) {
-            coll_skip(&r->obs, dt);
-            return;
-        }
-        if (observe_collisions(c, p, dt)) return;
+        if (!r->fresh) return;
+        if (observe_collisions(c, p, r->sample_dt)) return;
         ctl_advance_motion(c, p, dt);
         if (r->law == CTRL_GRAVITY_COMP && r->state == SF_HOLDING)
             ctl_hold_at(c, r->q); /* floating: the desired state follows the arm */

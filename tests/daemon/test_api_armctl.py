@@ -72,7 +72,8 @@ def main(args):
         rows = list(csv.reader(open(rec_path)))
         check(rows[0][0] == "t" and "q_j1" in rows[0] and "tau_j6" in rows[0] and "q_des_j3" in rows[0],
               "record header: %s" % rows[0])
-        check(len(rows[0]) == 1 + 4 * n, "record has %d columns" % len(rows[0]))
+        check(len(rows[0]) == 1 + 5 * n and "ext_j2" in rows[0], "record has %d columns: %s" %
+              (len(rows[0]), rows[0]))
         check(250 <= len(rows) - 1 <= 320, "record at 100 Hz for 3 s wrote %d rows" % (len(rows) - 1))
         print("record: %d rows" % (len(rows) - 1))
 

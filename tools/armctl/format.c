@@ -121,6 +121,16 @@ void print_status(const arm_info *a, json_t *s)
                100 * num(json_object_get(tr, "progress")), num(json_object_get(tr, "remaining")));
     else
         printf("trajectory  none\n");
+    json_t *co = json_object_get(s, "collision");
+    const char *mode = json_string_value(json_object_get(co, "mode"));
+    if (mode && strcmp(mode, "off") != 0) {
+        json_t *ext = json_object_get(co, "external_torque");
+        printf("collision   %s, %lld detected; external torque", mode,
+               (long long)json_integer_value(json_object_get(co, "detected")));
+        for (size_t i = 0; i < json_array_size(ext); i++)
+            printf(" %.3g", num(json_array_get(ext, i)));
+        printf("\n");
+    }
     printf("\n");
     print_joint_table(a, s, stdout);
     json_t *l = json_object_get(s, "loop");

@@ -95,7 +95,8 @@ int cmd_watch(armctl_conn *c, int argc, char **argv)
     return stream(c, watch_message, &w);
 }
 
-static const char *const record_groups[] = {"q", "q_des", "qd", "tau"};
+static const char *const record_groups[] = {"q", "q_des", "qd", "tau", "ext"};
+#define N_GROUPS (int)(sizeof record_groups / sizeof record_groups[0])
 
 typedef struct {
     arm_info a;
@@ -114,7 +115,7 @@ static bool record_message(json_t *m, const char *method, void *ctx)
         if (isnan(r->t0)) r->t0 = t;
         if (t - r->t0 > r->seconds) return false;
         fprintf(r->out, "%.6f", t);
-        for (int g = 0; g < 4; g++)
+        for (int g = 0; g < N_GROUPS; g++)
             for (int i = 0; i < r->a.n; i++)
                 fprintf(r->out, ",%.9g", vec_at(p, record_groups[g], i));
         fprintf(r->out, "\n");
@@ -125,7 +126,8 @@ static bool record_message(json_t *m, const char *method, void *ctx)
     return true;
 }
 
-/* record FILE.csv --seconds N [--rate HZ]: t, then q, q_des, qd, tau per joint (SI units). */
+/* record FILE.csv --seconds N [--rate HZ]: t, then q, q_des, qd, tau, ext (the collision
+ * observer's external torque) per joint (SI units). */
 int cmd_record(armctl_conn *c, int argc, char **argv)
 {
     const char *file = NULL;
@@ -152,7 +154,7 @@ int cmd_record(armctl_conn *c, int argc, char **argv)
         return 1;
     }
     fprintf(r.out, "t");
-    for (int g = 0; g < 4; g++)
+    for (int g = 0; g < N_GROUPS; g++)
         for (int i = 0; i < r.a.n; i++) fprintf(r.out, ",%s_%s", record_groups[g], r.a.name[i]);
     fprintf(r.out, "\n");
     if (subscribe(c, rate)) {
