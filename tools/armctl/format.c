@@ -77,6 +77,11 @@ void print_event(json_t *m, FILE *out)
         fprintf(out, "[%.3f] trajectory %lld: %s\n", num(json_object_get(p, "time")),
                 (long long)json_integer_value(json_object_get(p, "id")),
                 json_string_value(json_object_get(p, "result")));
+    else if (strcmp(method, "collision") == 0)
+        fprintf(out, "[%.3f] COLLISION on joint %s (reaction %s, now %s)\n",
+                num(json_object_get(p, "time")), json_string_value(json_object_get(p, "joint")),
+                json_string_value(json_object_get(p, "reaction")),
+                json_string_value(json_object_get(p, "state")));
 }
 
 /* Prints a command's result: the JSON with --json, else human(a, r). Consumes r; returns exit
