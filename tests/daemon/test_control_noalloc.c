@@ -3,10 +3,11 @@
  * a pseudo-terminal (PUMA 560, dxl2, 1 kHz) with malloc/calloc/realloc/free interposed, and
  * asserts that the control thread allocates nothing once it ticks — through enable, a
  * minimum-time move, a trajectory with an append, a cancel, a gains change and a control-law
- * switch. It also checks the command replies, the events, and that ctl_stop leaves zero
- * torque and the arm disabled. Prints the measured loop timings and tracking errors. The arm
- * starts in a pose friction holds, and is enabled once it is seen at rest (a state, not a
- * time), so a slow or loaded machine changes nothing.
+ * switch, with the collision observer running (detect mode). It also checks the command
+ * replies, the events, and that ctl_stop leaves zero torque and the arm disabled. Prints the
+ * measured loop timings and tracking errors. The arm starts in a pose friction holds, and is
+ * enabled once it is seen at rest (a state, not a time), so a slow or loaded machine changes
+ * nothing.
  *
  * usage: test_daemon_control_noalloc ARMSIM CONFIG.ini
  */
@@ -187,6 +188,8 @@ static bool wait_done(ctl *c, uint64_t *cursor, uint32_t id, double timeout, cha
 }
 
 /* Largest |q_des - q| over the samples since *cursor. */
+static double max_ext; /* the largest |collision observer estimate| seen in the samples */
+
 static double track_error(ctl *c, uint64_t *cursor)
 {
     static ctl_sample s[512];
@@ -194,7 +197,10 @@ static double track_error(ctl *c, uint64_t *cursor)
     int k;
     while ((k = ctl_samples_read(c, cursor, s, 512)) > 0)
         for (int i = 0; i < k; i++)
-            for (int j = 0; j < 6; j++) worst = fmax(worst, fabs(s[i].q_des[j] - s[i].q[j]));
+            for (int j = 0; j < 6; j++) {
+                worst = fmax(worst, fabs(s[i].q_des[j] - s[i].q[j]));
+                max_ext = fmax(max_ext, fabs(s[i].ext[j]));
+            }
     return worst;
 }
 
@@ -230,6 +236,9 @@ int main(int argc, char **argv)
     cfg.trajectory.path_tolerance = 0.5;
     for (int j = 0; j < cfg.n_joints; j++) cfg.joint[j].following_error = 0.6;
     cfg.realtime.priority = 50; /* SCHED_FIFO where allowed (a warning otherwise) */
+    /* the collision observer runs in every tick too (events only, thresholds out of reach) */
+    cfg.safety.collision = COLLISION_DETECT;
+    for (int j = 0; j < cfg.n_joints; j++) cfg.joint[j].collision_threshold = 1e4;
     snprintf(cfg.driver.port, sizeof cfg.driver.port, "%s", link);
     if (start_armsim(argv[1], argv[2], link, truth)) return 1;
 
@@ -297,6 +306,9 @@ int main(int argc, char **argv)
     double worst = track_error(c, &scur);
     printf("move_to: max |q_des - q| %.2e rad (measured by the driver)\n", worst);
     CHECK(worst < 0.1, "move tracked (%g)", worst);
+    printf("collision observer: max |external torque estimate| %.3g N m during the move\n",
+           max_ext);
+    CHECK(max_ext > 0 && isfinite(max_ext), "the collision observer ran (max |r| %g)", max_ext);
 
     /* a trajectory, an append, then cancel in the middle of the second */
     static ctl_waypoint w[3];

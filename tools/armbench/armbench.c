@@ -9,10 +9,10 @@
 #include "tests/dynamics/arm_gen.h"
 #include "tests/dynamics/puma560_desc.h"
 
-enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, NF };
+enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_OBS, NF };
 enum { MAX_REPS = 255 };
-static const char *fname[NF] = {"inverse dynamics", "gravity only", "mass matrix (CRBA)",
-                                "forward dyn. Cholesky", "forward dyn. O(n)"};
+static const char *fname[NF] = {"inverse dynamics",      "gravity only",      "mass matrix (CRBA)",
+                                "forward dyn. Cholesky", "forward dyn. O(n)", "collision observer"};
 
 static volatile double sink;
 
@@ -64,8 +64,13 @@ static inline void call_once(int f, const dyn_model *m, dyn_data *d, inputs *in,
     case F_CHOL:
         dyn_forward_chol(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
         break;
-    default:
+    case F_ABA:
         dyn_forward_aba(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
+        break;
+    default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
+        dyn_momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);
+        dyn_gravity(m, d, qq, in->out + 2 * DYN_MAX_DOF);
+        dyn_friction(m, in->qd, in->out + 3 * DYN_MAX_DOF);
         break;
     }
     sink += in->out[0];
