@@ -319,7 +319,7 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
                 &cfg->safety.damp_stop_velocity);
     cfg_get_num(c, "safety", "damp_timeout", false, R_POS(60), "s", &cfg->safety.damp_timeout);
     static const char *const collision[] = {"off", "detect", "react", NULL};
-    static const char *const reactions[] = {"stop", "damp", "float", NULL};
+    static const char *const reactions[] = {"stop", "damp", NULL};
     if (cfg_get_enum(c, "safety", "collision", false, collision, &v)) cfg->safety.collision = v;
     if (cfg_get_enum(c, "safety", "collision_reaction", false, reactions, &v))
         cfg->safety.collision_reaction = v;

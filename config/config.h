@@ -30,8 +30,7 @@ typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_so
 typedef enum { COLLISION_OFF = 0, COLLISION_DETECT = 1, COLLISION_REACT = 2 } cfg_collision;
 typedef enum {
     REACT_STOP = 0, /* trajectory cancelled, hold the present position */
-    REACT_DAMP = 1, /* the damping stop (a fault: reset, then enable) */
-    REACT_FLOAT = 2 /* trajectory cancelled, gravity compensation (hand-guiding away) */
+    REACT_DAMP = 1  /* the damping stop (a fault: reset, then enable) */
 } cfg_collision_reaction;
 
 /* Per-joint settings that are not part of the dynamics model. */

@@ -58,7 +58,7 @@ int armd_check_config(const char *path, FILE *out)
     if (sf->collision == COLLISION_OFF) {
         fprintf(out, "collision detection: off\n");
     } else {
-        static const char *const reactions[] = {"stop", "damp", "float"};
+        static const char *const reactions[] = {"stop", "damp"};
         fprintf(out, "collision detection: %s, observer %g 1/s (time constant %.1f ms)",
                 sf->collision == COLLISION_REACT ? "react" : "detect (events only)",
                 sf->collision_filter, 1e3 / sf->collision_filter);

@@ -293,8 +293,8 @@ static uint32_t active_traj_id(const ctl *c)
 
 /* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
  * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
- * the present position), float (trajectory cancelled, gravity compensation holding where the
- * arm is pushed), damp (a fault ending in the damping stop). The torque reaction comes before
+ * the present position) or damp (a fault ending in the damping stop). The torque reaction comes
+ * before
  * the event. Returns true when it faulted (nothing more to compute this tick). */
 static bool collision_reaction(ctl *c, const law_params *p, int j)
 {
@@ -313,14 +313,6 @@ static bool collision_reaction(ctl *c, const law_params *p, int j)
             fault_damped(c, "%s", why);
             reaction = "damp";
             faulted = true;
-            break;
-        case REACT_FLOAT:
-            ctl_drop_motion(c, aborted);
-            r->law = CTRL_GRAVITY_COMP;
-            for (int k = 0; k < c->n; k++) r->ls.integral[k] = 0;
-            ctl_hold_at(c, r->q);
-            ctl_set_state(c, SF_HOLDING);
-            reaction = "float";
             break;
         case REACT_STOP:
             ctl_drop_motion(c, aborted);

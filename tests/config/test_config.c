@@ -517,7 +517,7 @@ static void test_collision_keys(void **state)
     (void)state;
     const char *from[] = {"port = /dev/null", "kd = 20"};
     const char *to[] = {"port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = "
-                        "float\ncollision_filter = 40\ncollision_threshold = 5\n"
+                        "damp\ndamping = 3\ncollision_filter = 40\ncollision_threshold = 5\n"
                         "collision_band = 2",
                         "kd = 20\ncollision_threshold = 7.5"};
     char *t = build(2, from, to);
@@ -526,7 +526,7 @@ static void test_collision_keys(void **state)
     assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
     assert_int_equal(rep.n_lines, 0);
     assert_int_equal(cfg.safety.collision, COLLISION_REACT);
-    assert_int_equal(cfg.safety.collision_reaction, REACT_FLOAT);
+    assert_int_equal(cfg.safety.collision_reaction, REACT_DAMP);
     assert_true(cfg.safety.collision_filter == 40);
     assert_true(cfg.joint[0].collision_threshold == 7.5); /* the joint's own key wins */
     assert_true(cfg.joint[0].collision_band == 2);
