@@ -15,6 +15,7 @@
 #ifndef ARMD_CONTROL_INTERNAL_H
 #define ARMD_CONTROL_INTERNAL_H
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -275,6 +276,19 @@ void ctl_set_state(ctl *c, sf_state s);
 void ctl_torque_off(ctl *c);
 /* A fault: torque reaction, state fault, motion ends, events. */
 void ctl_fault(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, ending in the damping stop whatever [safety] on_fault says. */
+void ctl_fault_damped(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The collision observer's step for an enabled arm with a fresh state sampled dt [s] after the
+ * previous one, and the reaction to a detection (control_collision.c); true when it faulted. */
+bool ctl_observe_collisions(ctl *c, const law_params *p, double dt);
+
+/* Index of the first non-finite value of v[0..n), -1 when all are finite. */
+static inline int ctl_first_nonfinite(const double *v, int n)
+{
+    for (int j = 0; j < n; j++)
+        if (!isfinite(v[j])) return j;
+    return -1;
+}
 /* Emergency stop: torque off, motion ends, state estop. */
 void ctl_estop_now(ctl *c);
 

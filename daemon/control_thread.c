@@ -1,7 +1,8 @@
 /*
  * control_thread.c — armd's control thread: fixed-rate ticks on absolute CLOCK_MONOTONIC
  * deadlines. Each tick: estop flag -> drv_read (+ velocity estimate) -> mailbox commands ->
- * stall request -> trajectory sample -> safety checks -> control law -> finiteness check ->
+ * stall request -> collision observer (control_collision.c) -> trajectory sample -> safety
+ * checks -> control law -> finiteness check ->
  * limits -> drv_write -> publish (status seqlock, sample ring, event ring). Also the fault and
  * estop reactions. A tick never allocates, locks or logs, and never sends a non-finite value:
  * one anywhere between the trajectory and the torque is a fault that names it.
@@ -66,21 +67,13 @@ void ctl_torque_off(ctl *c)
     c->rt.damping = false;
 }
 
-/* Index of the first non-finite value of v[0..n), -1 when all are finite. */
-static int first_nonfinite(const double *v, int n)
-{
-    for (int j = 0; j < n; j++)
-        if (!isfinite(v[j])) return j;
-    return -1;
-}
-
 /* The damping stop's torque [N m or N] at the present state, limited over dt [s]; false (and
  * nothing usable in r->tau) when the model gives a non-finite torque. */
 static bool damp_torque(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
     law_damp(p, c->model, c->data, r->q, r->qd, r->tau);
-    if (first_nonfinite(r->tau, c->n) >= 0) return false;
+    if (ctl_first_nonfinite(r->tau, c->n) >= 0) return false;
     law_limit(p, dt, &r->ls, r->tau);
     return true;
 }
@@ -122,8 +115,7 @@ void ctl_fault(ctl *c, const char *fmt, ...)
 }
 
 /* A fault that ends in the damping stop whatever on_fault says (collision_reaction = damp). */
-static void fault_damped(ctl *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fault_damped(ctl *c, const char *fmt, ...)
+void ctl_fault_damped(ctl *c, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -289,91 +281,6 @@ static uint32_t active_traj_id(const ctl *c)
     return r->stopping ? r->stop_id : 0;
 }
 
-/* ================================================================= collision detection */
-
-/* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
- * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
- * the present position) or damp (a fault ending in the damping stop). The torque reaction comes
- * before
- * the event. Returns true when it faulted (nothing more to compute this tick). */
-static bool collision_reaction(ctl *c, const law_params *p, int j)
-{
-    ctl_rt *r = &c->rt;
-    double thr = p->collision_threshold[j] + p->collision_band[j] * fabs(r->qd[j]);
-    char why[128];
-    snprintf(why, sizeof why, "collision on joint %s: external torque %.3g (threshold %.3g)",
-             p->name[j], r->obs.r[j], thr);
-    const char *reaction = "none";
-    bool faulted = false;
-    if (p->safety.collision == COLLISION_REACT) {
-        char aborted[160];
-        snprintf(aborted, sizeof aborted, "aborted: %s", why);
-        switch (p->safety.collision_reaction) {
-        case REACT_DAMP:
-            fault_damped(c, "%s", why);
-            reaction = "damp";
-            faulted = true;
-            break;
-        case REACT_STOP:
-            ctl_drop_motion(c, aborted);
-            ctl_hold_at(c, r->q);
-            ctl_set_state(c, SF_HOLDING);
-            reaction = "stop";
-            break;
-        }
-    }
-    r->ev.joint = j;
-    memcpy(r->ev.ext, r->obs.r, sizeof(double) * (size_t)c->n);
-    ctl_emit(c, CTL_EV_COLLISION, 0, "%s", reaction);
-    return faulted;
-}
-
-/* The momentum observer's step for an enabled arm with a fresh state (see collision.h) over
- * dt [s], the time between this state's sample and the previous one (the host time stamps of
- * the replies: a read that returns late in its tick, or ticks without a state, are then not
- * counted as time the torque did not act): started at the first such tick, then updated; a
- * non-finite estimate is a fault; a residual over its threshold is a collision (once per
- * contact: the next needs every joint back below half its threshold). After a sample interval
- * over two periods (a read gap, a late tick: the states around it can be stale, the replies
- * queued behind the hold-up) the residual is not judged for two observer time constants
- * (2 / K_O); it keeps being computed. Returns true when the tick faulted. */
-static bool observe_collisions(ctl *c, const law_params *p, double dt)
-{
-    ctl_rt *r = &c->rt;
-    if (p->safety.collision == COLLISION_OFF) {
-        if (r->obs.running) coll_stop(&r->obs, c->n);
-        return false;
-    }
-    if (!r->obs.running) {
-        coll_start(&r->obs, c->model, c->data, r->q, r->qd);
-        r->coll_latched = false;
-        r->coll_blind = 0;
-        return false;
-    }
-    coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
-    int bad = first_nonfinite(r->obs.r, c->n);
-    if (bad >= 0) {
-        ctl_fault(c, "non-finite external torque estimate on %s (collision observer)",
-                  p->name[bad]);
-        return true;
-    }
-    if (dt > 2 * c->period) r->coll_blind = 2 / p->safety.collision_filter;
-    if (r->coll_blind > 0) {
-        r->coll_blind -= dt;
-        return false;
-    }
-    if (r->coll_latched) {
-        r->coll_latched = !coll_clear(&r->obs, p, r->qd);
-        return false;
-    }
-    double ratio;
-    int j = coll_detect(&r->obs, p, r->qd, &ratio);
-    if (j < 0) return false;
-    r->coll_latched = true;
-    r->collisions++;
-    return collision_reaction(c, p, j);
-}
-
 /* Defence in depth before the law runs: a non-finite desired position, velocity or
  * acceleration (whatever got past validation) or gain is a fault naming the joint and the
  * trajectory. Returns true when it faulted. */
@@ -390,7 +297,7 @@ static bool refuse_nonfinite_inputs(ctl *c, const law_params *p)
               {p->kd, "gain kd"},
               {p->ki, "gain ki"}};
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
-        int j = first_nonfinite(in[i].v, c->n);
+        int j = ctl_first_nonfinite(in[i].v, c->n);
         if (j < 0) continue;
         ctl_fault(c, "non-finite %s on %s (trajectory %u)", in[i].what, p->name[j],
                   active_traj_id(c));
@@ -408,7 +315,7 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
     ctl_rt *r = &c->rt;
     if (r->state == SF_HOLDING || r->state == SF_MOVING) {
         if (!r->fresh) return;
-        if (observe_collisions(c, p, r->sample_dt)) return;
+        if (ctl_observe_collisions(c, p, r->sample_dt)) return;
         ctl_advance_motion(c, p, dt);
         if (r->law == CTRL_GRAVITY_COMP && r->state == SF_HOLDING)
             ctl_hold_at(c, r->q); /* floating: the desired state follows the arm */
@@ -421,7 +328,7 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
         ctl_check_path(c, p);
         law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des, dt,
                     &r->ls, r->tau);
-        int j = first_nonfinite(r->tau, c->n);
+        int j = ctl_first_nonfinite(r->tau, c->n);
         if (j >= 0) {
             ctl_fault(c, "non-finite torque on %s from the %s law (trajectory %u)", p->name[j],
                       cfg_controller_name(r->law), active_traj_id(c));

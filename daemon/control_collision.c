@@ -1,0 +1,94 @@
+/*
+ * control_collision.c — the control thread's collision detection: the momentum observer's step
+ * every tick of an enabled arm (daemon/collision.h), the detection with its hysteresis and
+ * blanking, and the reaction (event; stop, or the damping stop). Control thread only; no
+ * allocation, locks or logging.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/control_internal.h"
+
+/* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
+ * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
+ * the present position) or damp (a fault ending in the damping stop). The torque reaction comes
+ * before
+ * the event. Returns true when it faulted (nothing more to compute this tick). */
+static bool collision_reaction(ctl *c, const law_params *p, int j)
+{
+    ctl_rt *r = &c->rt;
+    double thr = p->collision_threshold[j] + p->collision_band[j] * fabs(r->qd[j]);
+    char why[128];
+    snprintf(why, sizeof why, "collision on joint %s: external torque %.3g (threshold %.3g)",
+             p->name[j], r->obs.r[j], thr);
+    const char *reaction = "none";
+    bool faulted = false;
+    if (p->safety.collision == COLLISION_REACT) {
+        char aborted[160];
+        snprintf(aborted, sizeof aborted, "aborted: %s", why);
+        switch (p->safety.collision_reaction) {
+        case REACT_DAMP:
+            ctl_fault_damped(c, "%s", why);
+            reaction = "damp";
+            faulted = true;
+            break;
+        case REACT_STOP:
+            ctl_drop_motion(c, aborted);
+            ctl_hold_at(c, r->q);
+            ctl_set_state(c, SF_HOLDING);
+            reaction = "stop";
+            break;
+        }
+    }
+    r->ev.joint = j;
+    memcpy(r->ev.ext, r->obs.r, sizeof(double) * (size_t)c->n);
+    ctl_emit(c, CTL_EV_COLLISION, 0, "%s", reaction);
+    return faulted;
+}
+
+/* The momentum observer's step for an enabled arm with a fresh state (see collision.h) over
+ * dt [s], the time between this state's sample and the previous one (the host time stamps of
+ * the replies: a read that returns late in its tick, or ticks without a state, are then not
+ * counted as time the torque did not act): started at the first such tick, then updated; a
+ * non-finite estimate is a fault; a residual over its threshold is a collision (once per
+ * contact: the next needs every joint back below half its threshold). After a sample interval
+ * over two periods (a read gap, a late tick: the states around it can be stale, the replies
+ * queued behind the hold-up) the residual is not judged for two observer time constants
+ * (2 / K_O); it keeps being computed. Returns true when the tick faulted. */
+bool ctl_observe_collisions(ctl *c, const law_params *p, double dt)
+{
+    ctl_rt *r = &c->rt;
+    if (p->safety.collision == COLLISION_OFF) {
+        if (r->obs.running) coll_stop(&r->obs, c->n);
+        return false;
+    }
+    if (!r->obs.running) {
+        coll_start(&r->obs, c->model, c->data, r->q, r->qd);
+        r->coll_latched = false;
+        r->coll_blind = 0;
+        return false;
+    }
+    coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
+    int bad = ctl_first_nonfinite(r->obs.r, c->n);
+    if (bad >= 0) {
+        ctl_fault(c, "non-finite external torque estimate on %s (collision observer)",
+                  p->name[bad]);
+        return true;
+    }
+    if (dt > 2 * c->period) r->coll_blind = 2 / p->safety.collision_filter;
+    if (r->coll_blind > 0) {
+        r->coll_blind -= dt;
+        return false;
+    }
+    if (r->coll_latched) {
+        r->coll_latched = !coll_clear(&r->obs, p, r->qd);
+        return false;
+    }
+    double ratio;
+    int j = coll_detect(&r->obs, p, r->qd, &ratio);
+    if (j < 0) return false;
+    r->coll_latched = true;
+    r->collisions++;
+    return collision_reaction(c, p, j);
+}
