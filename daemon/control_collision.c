@@ -1,14 +1,17 @@
 /*
  * control_collision.c — the control thread's collision detection: the momentum observer's step
- * every tick of an enabled arm (daemon/collision.h), the detection with its hysteresis and
- * blanking, and the reaction (event; stop, or the damping stop). Control thread only; no
- * allocation, locks or logging.
+ * every tick of an enabled arm (daemon/collision.h), the detection with its hysteresis and a
+ * stricter threshold after a hold-up, and the reaction (event; stop, or the damping stop).
+ * Control thread only; no allocation, locks or logging.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/control_internal.h"
+
+/* the threshold factor while the states may be stale after a hold-up */
+#define COLL_SUSPECT_FACTOR 2.0
 
 /* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
  * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
@@ -54,8 +57,9 @@ static bool collision_reaction(ctl *c, const law_params *p, int j)
  * non-finite estimate is a fault; a residual over its threshold is a collision (once per
  * contact: the next needs every joint back below half its threshold). After a sample interval
  * over two periods (a read gap, a late tick: the states around it can be stale, the replies
- * queued behind the hold-up) the residual is not judged for two observer time constants
- * (2 / K_O); it keeps being computed. Returns true when the tick faulted. */
+ * queued behind the hold-up) and for two observer time constants (2 / K_O) after it, a
+ * collision needs COLL_SUSPECT_FACTOR times the threshold: a stale state spikes the residual
+ * by a few N m, a real contact keeps growing through it. Returns true when the tick faulted. */
 bool ctl_observe_collisions(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
@@ -66,7 +70,7 @@ bool ctl_observe_collisions(ctl *c, const law_params *p, double dt)
     if (!r->obs.running) {
         coll_start(&r->obs, c->model, c->data, r->q, r->qd);
         r->coll_latched = false;
-        r->coll_blind = 0;
+        r->coll_suspect = 0;
         return false;
     }
     coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
@@ -76,18 +80,18 @@ bool ctl_observe_collisions(ctl *c, const law_params *p, double dt)
                   p->name[bad]);
         return true;
     }
-    if (dt > 2 * c->period) r->coll_blind = 2 / p->safety.collision_filter;
-    if (r->coll_blind > 0) {
-        r->coll_blind -= dt;
-        return false;
-    }
+    bool suspect = r->coll_suspect > 0 || dt > 2 * c->period;
+    if (dt > 2 * c->period)
+        r->coll_suspect = 2 / p->safety.collision_filter;
+    else if (r->coll_suspect > 0)
+        r->coll_suspect -= dt;
     if (r->coll_latched) {
         r->coll_latched = !coll_clear(&r->obs, p, r->qd);
         return false;
     }
     double ratio;
     int j = coll_detect(&r->obs, p, r->qd, &ratio);
-    if (j < 0) return false;
+    if (j < 0 || (suspect && !(ratio > COLL_SUSPECT_FACTOR))) return false;
     r->coll_latched = true;
     r->collisions++;
     return collision_reaction(c, p, j);

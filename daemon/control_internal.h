@@ -137,7 +137,7 @@ typedef struct {
      * the count */
     coll_observer obs;
     bool coll_latched;
-    double coll_blind; /* detection suspended for this long after a read gap or late tick [s] */
+    double coll_suspect; /* after a read gap or late tick, the states are suspect this long [s] */
     uint64_t collisions;
     /* fault reaction */
     bool damping;
