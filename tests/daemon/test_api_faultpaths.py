@@ -191,7 +191,7 @@ def case_crc(args):
 
 
 def dropin(safety):
-    """DEFAULT_DROPIN (1 kHz, 50 ms read gap, SCHED_FIFO asked) with more [safety] keys."""
+    """DEFAULT_DROPIN (1 kHz, 90 ms read gap, SCHED_FIFO asked) with more [safety] keys."""
     text = DEFAULT_DROPIN.replace("[safety]\n", "[safety]\n" + safety)
     check(safety in text, "DEFAULT_DROPIN has no [safety] section to extend")
     return text

@@ -104,13 +104,16 @@ class Client:
 
 
 READY_POSE = ("--q0", "0,1.5708,-1.5708,0,0,0")
-# 1 kHz. The tests run on a shared machine whose host stalls for several ms at times (the
-# simulated plant then answers late, like a real bus never would): tolerate 50 ms without a
-# good read ([safety] max_read_gap_ms, 20 in the example) rather than a count of failures, so
-# that a busy build machine does not fault the arm mid-test.
+# 1 kHz. The tests run on a shared machine whose host stalls for several ms at times, and now
+# and then starves the whole VM for 50 ms and more (the simulated plant then answers late, like
+# a real bus never would): tolerate 90 ms without a good read ([safety] max_read_gap_ms, 20 in
+# the example) rather than a count of failures, so that a busy build machine does not fault the
+# arm mid-test; still below the example's servo bus watchdog (100 ms), so that armd, not the
+# watchdog, judges a silent bus. (50 ms was exceeded by 52 and 57 ms gaps in one fresh-clone
+# run, faulting daemon_api_notify and daemon_api_faultpaths.)
 # The control thread asks for SCHED_FIFO as on a real machine (armd runs on with a warning where
 # the system refuses), so that builds running beside the tests do not stall it.
-DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_read_gap_ms = 50\n"
+DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_read_gap_ms = 90\n"
                   "[realtime]\npriority = 50\n")
 
 
