@@ -112,9 +112,21 @@ def main(args):
         c.call("controller.set", {"name": "pd_gravity"})
         samples, t0, t1, result, st = run_trajectory(rig, c, points, "pd_gravity")
         # pd_gravity may end "aborted" for missing the goal tolerance after the end (Coulomb
-        # friction against a pure PD); its tracking over the trajectory is still measured
-        check(st["state"] == "holding" and result != "not finished",
+        # friction against a pure PD); its tracking over the trajectory is still measured. With
+        # computed torque's gains read as N m/rad it is stiff on the light wrist joints, and a
+        # host stall (the servos hold the last torque through it) can kick one over its
+        # velocity limit or following error: a fault of its own control, measured up to the
+        # fault (seen once in 20 fresh-clone runs: j4 at -2.26 rad/s, limit 2).
+        own_fault = st["state"] == "fault" and any(
+            w in (st["fault"] or "") for w in ("over the limit", "following error"))
+        check((st["state"] == "holding" and result != "not finished") or own_fault,
               "pd_gravity trajectory: %s, state %s, fault %s" % (result, st["state"], st["fault"]))
+        if own_fault:
+            moving = [s["time"] for s in samples if s["state"] == "moving"]
+            check(moving, "pd_gravity faulted before it moved: %s" % st["fault"])
+            t1 = min(t1, max(moving))
+            print("pd_gravity faulted (%s): tracking measured up to the fault, %.2f s into the "
+                  "trajectory" % (st["fault"], t1 - t0))
         pd_truth = rig.read_truth(cover=time.monotonic())
         rms_pd, max_pd, _ = tracking_errors(samples, pd_truth, t0, t1, align_offset(samples, pd_truth))
         for j, name in enumerate(names):
@@ -123,7 +135,7 @@ def main(args):
         pd = sum(rms_pd) / len(rms_pd)
         print("mean RMS: computed_torque %.5f, pd_gravity %.5f (ratio %.1f)" % (ct, pd, pd / ct))
         check(pd > 2 * ct, "computed_torque (%.5f) not clearly better than pd_gravity (%.5f)" % (ct, pd))
-        c.call("disable")
+        c.call("reset" if own_fault else "disable")
         c.close()
         check(rig.stop_armd() == 0, "armd did not exit 0")
 
