@@ -45,6 +45,7 @@ static const char *const safety_keys[] = {"following_error",
                                           "collision",
                                           "collision_reaction",
                                           "collision_filter",
+                                          "collision_retract",
                                           "collision_threshold",
                                           "collision_band",
                                           NULL};
@@ -319,9 +320,8 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
                 &cfg->safety.damp_stop_velocity);
     cfg_get_num(c, "safety", "damp_timeout", false, R_POS(60), "s", &cfg->safety.damp_timeout);
     static const char *const collision[] = {"off", "detect", "react", NULL};
-    static const char *const reactions[] = {"stop", "damp", NULL};
     if (cfg_get_enum(c, "safety", "collision", false, collision, &v)) cfg->safety.collision = v;
-    if (cfg_get_enum(c, "safety", "collision_reaction", false, reactions, &v))
+    if (cfg_get_enum(c, "safety", "collision_reaction", false, cfg_collision_reaction_names, &v))
         cfg->safety.collision_reaction = v;
     /* the observer gain: K_O dt <= 0.5, beyond it the discrete observer overshoots and rings;
      * by default 100 1/s (10 ms), or rate_hz / 4 for a loop slower than 400 Hz */
@@ -335,6 +335,8 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
                 "%g 1/s is above half the loop rate (%g Hz): the observer would overshoot",
                 cfg->safety.collision_filter, cfg->rate_hz);
     }
+    cfg_get_num(c, "safety", "collision_retract", false, R_POS(1), "rad",
+                &cfg->safety.collision_retract);
     cfg_get_num(c, "trajectory", "goal_tolerance", false, R_POS(10), "rad",
                 &cfg->trajectory.goal_tolerance);
     cfg_get_num(c, "trajectory", "settle_time", false, R(0, 60), "s", &cfg->trajectory.settle_time);

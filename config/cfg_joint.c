@@ -362,11 +362,16 @@ static void cross_checks(cfg_ctx *c, armd_config *cfg)
                 break;
             }
     e = cfg_entry_find(c, "safety", "collision_reaction");
-    if (e && cfg->safety.collision_reaction == REACT_DAMP) {
+    /* damp stops with the damping gains, float damps the hand-guided arm with them (without,
+     * the arm would coast on with the momentum it had when it hit) */
+    bool damped = cfg->safety.collision_reaction == REACT_DAMP ||
+                  cfg->safety.collision_reaction == REACT_FLOAT;
+    if (e && damped) {
         for (int i = 0; i < cfg->n_joints; i++)
-            if (cfg->joint[i].damping <= 0) {
+            if (!(cfg->joint[i].damping > 0)) {
                 cfg_err(c, e->file, e->line, "safety", "collision_reaction",
-                        "damp needs damping > 0 for every joint; joint '%s' has %g",
+                        "%s needs damping > 0 for every joint; joint '%s' has %g",
+                        cfg->safety.collision_reaction == REACT_DAMP ? "damp" : "float",
                         cfg->joint[i].name, cfg->joint[i].damping);
                 break;
             }

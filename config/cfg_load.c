@@ -29,6 +29,7 @@ static void set_defaults(armd_config *cfg)
     cfg->safety.collision = COLLISION_OFF;
     cfg->safety.collision_reaction = REACT_STOP;
     cfg->safety.collision_filter = 100;
+    cfg->safety.collision_retract = 0.1;
     cfg->trajectory.goal_tolerance = 0.01;
     cfg->trajectory.settle_time = 0.1;
     cfg->trajectory.path_tolerance = 0.05;
@@ -81,6 +82,8 @@ int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_re
     if (f >= 0 && text) cfg_parse_text(&c, f, text, strlen(text));
     return finish(&c, cfg, rep);
 }
+
+const char *const cfg_collision_reaction_names[] = {"stop", "damp", "retract", "float", NULL};
 
 static const char *const controller_names[] = {"computed_torque", "pd_gravity", "gravity_comp"};
 

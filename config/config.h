@@ -29,8 +29,10 @@ typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
 typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
 typedef enum { COLLISION_OFF = 0, COLLISION_DETECT = 1, COLLISION_REACT = 2 } cfg_collision;
 typedef enum {
-    REACT_STOP = 0, /* trajectory cancelled, hold the present position */
-    REACT_DAMP = 1  /* the damping stop (a fault: reset, then enable) */
+    REACT_STOP = 0,    /* trajectory cancelled, hold the present position */
+    REACT_DAMP = 1,    /* the damping stop (a fault: reset, then enable) */
+    REACT_RETRACT = 2, /* trajectory cancelled, back along the executed path, then hold */
+    REACT_FLOAT = 3    /* trajectory cancelled, damped gravity compensation (hand-guiding) */
 } cfg_collision_reaction;
 
 /* Per-joint settings that are not part of the dynamics model. */
@@ -100,8 +102,10 @@ typedef struct {
     double damp_timeout;       /* longest damping stop before torque off [s] */
     cfg_collision collision;   /* momentum observer: off, events only, or events + reaction */
     cfg_collision_reaction collision_reaction;
-    double collision_filter; /* observer gain K_O [1/s]: r follows the external torque with a
-                                first-order lag of time constant 1/K_O */
+    double collision_filter;  /* observer gain K_O [1/s]: r follows the external torque with a
+                                 first-order lag of time constant 1/K_O */
+    double collision_retract; /* retract: the length of executed path to go back along, in
+                                 joint space (sqrt of the sum of squared joint moves) [rad|m] */
 } cfg_safety;
 
 typedef struct {
@@ -157,5 +161,7 @@ int cfg_compare(const armd_config *running, const armd_config *candidate, char *
 
 const char *cfg_controller_name(cfg_controller c);
 int cfg_controller_parse(const char *name, cfg_controller *out); /* 0 ok, -1 unknown */
+/* The [safety] collision_reaction values by cfg_collision_reaction, NULL-terminated. */
+extern const char *const cfg_collision_reaction_names[];
 
 #endif

@@ -58,12 +58,13 @@ int armd_check_config(const char *path, FILE *out)
     if (sf->collision == COLLISION_OFF) {
         fprintf(out, "collision detection: off\n");
     } else {
-        static const char *const reactions[] = {"stop", "damp"};
         fprintf(out, "collision detection: %s, observer %g 1/s (time constant %.1f ms)",
                 sf->collision == COLLISION_REACT ? "react" : "detect (events only)",
                 sf->collision_filter, 1e3 / sf->collision_filter);
         if (sf->collision == COLLISION_REACT)
-            fprintf(out, ", reaction %s", reactions[sf->collision_reaction]);
+            fprintf(out, ", reaction %s", cfg_collision_reaction_names[sf->collision_reaction]);
+        if (sf->collision == COLLISION_REACT && sf->collision_reaction == REACT_RETRACT)
+            fprintf(out, " (%g rad back along the path)", sf->collision_retract);
         fprintf(out, "; thresholds");
         for (int i = 0; i < cfg->n_joints; i++)
             fprintf(out, " %g", cfg->joint[i].collision_threshold);

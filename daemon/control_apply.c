@@ -87,6 +87,8 @@ static int cmd_enable(ctl *c, const law_params *p, ctl_error *e)
     }
     ctl_hold_at(c, r->q);
     law_reset(&r->ls, c->n);
+    ctl_retract_clear(&r->retract); /* the path before this enable is not one to go back along */
+    r->floating = false;
     ctl_set_state(c, SF_HOLDING);
     return 0;
 }
@@ -110,9 +112,10 @@ static void cmd_cancel(ctl *c, const law_params *p)
 }
 
 /* Switches the control law (the state was checked by the caller); a new law starts with a
- * zero integral. */
-static void switch_law(ctl *c, cfg_controller law)
+ * zero integral. A switch by command ends a collision's float, also to gravity_comp itself. */
+void ctl_switch_law(ctl *c, cfg_controller law)
 {
+    c->rt.floating = false;
     if (law == c->rt.law) return;
     c->rt.law = law;
     for (int j = 0; j < c->n; j++) c->rt.ls.integral[j] = 0;
@@ -153,7 +156,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
                             cfg_controller_name(law), why);
                 return -1;
             }
-            switch_law(c, law);
+            ctl_switch_law(c, law);
         }
         atomic_store_explicit(&c->params_active, m->slot, memory_order_release);
         return 0;
@@ -197,7 +200,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
     case CMD_TRAJ:
         return cmd_traj(c, m, e);
     case CMD_CONTROLLER:
-        switch_law(c, m->law);
+        ctl_switch_law(c, m->law);
         return 0;
     case CMD_PARAMS:
     case CMD_PAYLOAD:

@@ -15,9 +15,12 @@
 
 /* The reaction to a collision detected on joint j (the observer's estimate in r->obs.r): an
  * event only (detect), or (react) the configured reaction: stop (trajectory cancelled, hold
- * the present position) or damp (a fault ending in the damping stop). The torque reaction comes
- * before
- * the event. Returns true when it faulted (nothing more to compute this tick). */
+ * the present position), damp (a fault ending in the damping stop), retract (trajectory
+ * cancelled, back along the executed path, then hold; a stop when the arm was not following a
+ * trajectory, or was already retracting: nothing safe to go back along) or float (trajectory
+ * cancelled, gravity_comp damped by the damping gains until the controller is set again). The
+ * torque reaction comes before the event, which names the reaction taken. Returns true when it
+ * faulted (nothing more to compute this tick). */
 static bool collision_reaction(ctl *c, const law_params *p, int j)
 {
     ctl_rt *r = &c->rt;
@@ -35,6 +38,26 @@ static bool collision_reaction(ctl *c, const law_params *p, int j)
             ctl_fault_damped(c, "%s", why);
             reaction = "damp";
             faulted = true;
+            break;
+        case REACT_RETRACT: {
+            bool along_plan = r->state == SF_MOVING && !r->retract.active && !r->stopping;
+            ctl_drop_motion(c, aborted);
+            if (along_plan && ctl_retract_start(c, p, r->q)) {
+                reaction = "retract";
+                break;
+            }
+            ctl_hold_at(c, r->q);
+            ctl_set_state(c, SF_HOLDING);
+            reaction = "stop";
+            break;
+        }
+        case REACT_FLOAT:
+            ctl_drop_motion(c, aborted);
+            ctl_switch_law(c, CTRL_GRAVITY_COMP);
+            r->floating = true;
+            ctl_hold_at(c, r->q);
+            ctl_set_state(c, SF_HOLDING);
+            reaction = "float";
             break;
         case REACT_STOP:
             ctl_drop_motion(c, aborted);

@@ -104,6 +104,25 @@ typedef struct {
     double qdd_des[CFG_MAX_JOINTS];
 } ctl_pub;
 
+/* The collision reaction retract (control_retract.c): the executed path, recorded while a
+ * plan is followed, and the way back along it. Positions [rad|m]; lengths in joint space
+ * (sqrt of the sum of squared joint moves) [rad|m]. */
+#define RETRACT_POINTS  64 /* path points kept ... */
+#define RETRACT_SPACING 32 /* ... collision_retract / RETRACT_SPACING apart: twice the distance */
+typedef struct {
+    double path[RETRACT_POINTS][CFG_MAX_JOINTS]; /* ring of measured positions, oldest first */
+    int head, count;                             /* next slot written; points held */
+    /* the way back, from where the collision was detected: points and the length up to each */
+    double back[RETRACT_POINTS + 1][CFG_MAX_JOINTS];
+    double s[RETRACT_POINTS + 1];
+    int n_back;
+    int seg;       /* the segment [seg, seg + 1] of `back` last sampled */
+    bool active;   /* moving back (state moving) */
+    double t;      /* time since it started [s] */
+    double length; /* s[n_back - 1] [rad|m] */
+    double v, a;   /* the trapezoid's speed [rad/s] and acceleration [rad/s^2] along it */
+} ctl_retract;
+
 /* Control-thread-only state. */
 typedef struct {
     sf_state state;
@@ -139,6 +158,8 @@ typedef struct {
     bool coll_latched;
     double coll_suspect; /* after a read gap or late tick, the states are suspect this long [s] */
     uint64_t collisions;
+    ctl_retract retract;
+    bool floating; /* collision_reaction float: gravity_comp damped by the [joint] damping */
     /* fault reaction */
     bool damping;
     double damp_t;
@@ -328,6 +349,8 @@ bool ctl_cmd_done(ctl *c, ctl_pending *p);
 
 /* Applies the queued mailbox commands; returns the last seq handled (0 = none). */
 uint64_t ctl_process_commands(ctl *c);
+/* Switches the control law with a zero integral; ends a collision's float. */
+void ctl_switch_law(ctl *c, cfg_controller law);
 
 /* ----------------------------------------------------------------------- control_motion.c */
 
@@ -343,5 +366,20 @@ void ctl_start_plan(ctl *c, int slot);
 void ctl_advance_motion(ctl *c, const law_params *p, double dt);
 /* Path tolerance while moving: abort, hold the present position, say why. */
 void ctl_check_path(ctl *c, const law_params *p);
+
+/* ---------------------------------------------------------------------- control_retract.c */
+
+/* Forgets the recorded path and any retract (at enable). */
+void ctl_retract_clear(ctl_retract *b);
+/* Records the measured position q (n joints) on the executed path when it is at least
+ * distance / RETRACT_SPACING [rad|m] from the last point recorded. */
+void ctl_retract_record(ctl_retract *b, int n, const double *q, double distance);
+/* Starts moving back from q along the recorded path by up to distance [rad|m], at a quarter
+ * of the lowest joint velocity and acceleration limits; false (nothing started) when less
+ * than RETRACT_MIN of path was recorded. The state becomes moving. */
+bool ctl_retract_start(ctl *c, const law_params *p, const double *q);
+/* Advances the desired state along the way back by dt [s]; at its end holds there (state
+ * holding). */
+void ctl_retract_advance(ctl *c, double dt);
 
 #endif

@@ -34,8 +34,9 @@ void ctl_drop_motion(ctl *c, const char *why)
     }
     if (r->stopping) {
         r->stopping = false;
-        ctl_emit(c, CTL_EV_TRAJECTORY_DONE, r->stop_id, "%s", why);
+        if (r->stop_id) ctl_emit(c, CTL_EV_TRAJECTORY_DONE, r->stop_id, "%s", why);
     }
+    r->retract.active = false;
     for (int i = 0; i < r->n_queue; i++) end_plan(c, r->queue[i], why);
     r->n_queue = 0;
     r->settling = false;
@@ -93,7 +94,8 @@ static void advance_stop(ctl *c, double dt)
         r->stopping = false;
         ctl_hold_at(c, r->q_des);
         ctl_set_state(c, SF_HOLDING);
-        ctl_emit(c, CTL_EV_TRAJECTORY_DONE, r->stop_id, "cancelled");
+        if (r->stop_id) /* 0: the stop of a retract, not of a trajectory */
+            ctl_emit(c, CTL_EV_TRAJECTORY_DONE, r->stop_id, "cancelled");
     }
 }
 
@@ -132,12 +134,17 @@ static void settle(ctl *c, const law_params *p, double dt)
     }
 }
 
-/* Advances the desired state along the active motion by dt [s]: the cancel stop, or the
- * active plan (going on with the appended ones at its end, then settling). */
+/* Advances the desired state along the active motion by dt [s]: a retract, the cancel stop,
+ * or the active plan (going on with the appended ones at its end, then settling; the measured
+ * path is recorded for a retract). */
 void ctl_advance_motion(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
     if (r->state != SF_MOVING) return;
+    if (r->retract.active) {
+        ctl_retract_advance(c, dt);
+        return;
+    }
     if (r->stopping) {
         advance_stop(c, dt);
         return;
@@ -159,6 +166,7 @@ void ctl_advance_motion(ctl *c, const law_params *p, double dt)
         r->seg = 0;
     }
     traj_sample(pl, r->plan_t, &r->seg, r->q_des, r->qd_des, r->qdd_des);
+    ctl_retract_record(&r->retract, c->n, r->q, p->safety.collision_retract);
     if (r->plan_t < pl->duration) return;
     settle(c, p, dt);
 }

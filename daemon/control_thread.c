@@ -328,6 +328,7 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
         ctl_check_path(c, p);
         law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des, dt,
                     &r->ls, r->tau);
+        if (r->floating) law_add_damping(p, r->qd, r->tau); /* a collision's float */
         int j = ctl_first_nonfinite(r->tau, c->n);
         if (j >= 0) {
             ctl_fault(c, "non-finite torque on %s from the %s law (trajectory %u)", p->name[j],

@@ -87,11 +87,16 @@ void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dy
     }
 }
 
+void law_add_damping(const law_params *p, const double *qd, double *tau)
+{
+    for (int j = 0; j < p->n; j++) tau[j] -= p->damping[j] * qd[j];
+}
+
 void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
               const double *qd, double *tau)
 {
     dyn_gravity(m, d, q, tau);
-    for (int j = 0; j < p->n; j++) tau[j] -= p->damping[j] * qd[j];
+    law_add_damping(p, qd, tau);
 }
 
 int law_limit(const law_params *p, double dt, law_state *s, double *tau)

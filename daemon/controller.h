@@ -49,6 +49,9 @@ void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dy
                  const double *q, const double *qd, const double *q_des, const double *qd_des,
                  const double *qdd_des, double dt, law_state *s, double *tau);
 
+/* Adds viscous damping: tau -= D qd, D the [joint] damping gains [N m s/rad|N s/m]. */
+void law_add_damping(const law_params *p, const double *qd, double *tau);
+
 /* Damping stop torque: tau = -D qd + G(q). */
 void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
               const double *qd, double *tau);

@@ -331,6 +331,22 @@ static void test_each_error_message(void **state)
          "t.ini:9: [safety] collision_reaction: damp needs damping > 0 for every joint; joint "
          "'j1' has 0",
          1, 0, false},
+        {"port = /dev/null",
+         "port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = float\n"
+         "collision_threshold = 5",
+         "t.ini:9: [safety] collision_reaction: float needs damping > 0 for every joint; joint "
+         "'j1' has 0",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_reaction = back",
+         "t.ini:8: [safety] collision_reaction: ", 1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_retract = 0",
+         "t.ini:8: [safety] collision_retract: ", 1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_retract = nan",
+         "t.ini:8: [safety] collision_retract: ", 1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_retract = 1e300",
+         "t.ini:8: [safety] collision_retract: ", 1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ncollision_retract = -0.1",
+         "t.ini:8: [safety] collision_retract: ", 1, 0, true},
         /* a tiny gear ratio or encoder resolution turns encoder counts into an infinite joint
          * position (found by fuzz_drv_armlink) */
         {"torque_per_amp = 1", "torque_per_amp = 1\ngear_ratio = 1e-300",
@@ -530,6 +546,26 @@ static void test_collision_keys(void **state)
     assert_true(cfg.safety.collision_filter == 40);
     assert_true(cfg.joint[0].collision_threshold == 7.5); /* the joint's own key wins */
     assert_true(cfg.joint[0].collision_band == 2);
+    assert_true(cfg.safety.collision_retract == 0.1); /* the default */
+    free(t);
+    cfg_report_free(&rep);
+
+    to[0] = "port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = retract\n"
+            "collision_retract = 0.25\ncollision_threshold = 5";
+    t = build(2, from, to);
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(rep.n_lines, 0); /* retract needs no damping */
+    assert_int_equal(cfg.safety.collision_reaction, REACT_RETRACT);
+    assert_true(cfg.safety.collision_retract == 0.25);
+    free(t);
+    cfg_report_free(&rep);
+    to[0] = "port = /dev/null\n[safety]\ncollision = react\ncollision_reaction = float\n"
+            "damping = 3\ncollision_threshold = 5";
+    t = build(2, from, to);
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load_string(t, "t.ini", &cfg, &rep), 0);
+    assert_int_equal(cfg.safety.collision_reaction, REACT_FLOAT);
     free(t);
     cfg_report_free(&rep);
 
