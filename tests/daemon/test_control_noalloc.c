@@ -3,10 +3,11 @@
  * a pseudo-terminal (PUMA 560, dxl2, 1 kHz) with malloc/calloc/realloc/free interposed, and
  * asserts that the control thread allocates nothing once it ticks — through enable, a
  * minimum-time move, a trajectory with an append, a cancel, a gains change and a control-law
- * switch, with the collision observer running (detect mode). It also checks the command
- * replies, the events, and that ctl_stop leaves zero torque and the arm disabled. Prints the
- * measured loop timings and tracking errors. The arm starts in a pose friction holds, and is
- * enabled once it is seen at rest (a state, not a time), so a slow or loaded machine changes
+ * switch, with the collision observer running (detect mode), and through the collision
+ * reactions retract and float (react mode, thresholds dropped mid-move by a reload). It also checks
+ * the command replies, the events, and that ctl_stop leaves zero torque and the arm disabled.
+ * Prints the measured loop timings and tracking errors. The arm starts in a pose friction holds,
+ * and is enabled once it is seen at rest (a state, not a time), so a slow or loaded machine changes
  * nothing.
  *
  * usage: test_daemon_control_noalloc ARMSIM CONFIG.ini
@@ -187,6 +188,74 @@ static bool wait_done(ctl *c, uint64_t *cursor, uint32_t id, double timeout, cha
     return false;
 }
 
+/* Waits (timeout [s]) for a collision event after *cursor; its reaction text into text. */
+static bool wait_collision(ctl *c, uint64_t *cursor, double timeout, char *text)
+{
+    ctl_event ev[16];
+    for (double t = 0; t < timeout; t += 0.005) {
+        int k = ctl_events_read(c, cursor, ev, 16);
+        for (int i = 0; i < k; i++) {
+            if (ev[i].type == CTL_EV_COLLISION) {
+                strcpy(text, ev[i].text);
+                return true;
+            }
+        }
+        sleep_s(0.005);
+    }
+    return false;
+}
+
+/* Waits (timeout [s]) until the state is s. */
+static bool wait_state(ctl *c, ctl_state s, double timeout)
+{
+    ctl_status st;
+    for (double t = 0; t < timeout; t += 0.005) {
+        ctl_status_get(c, &st);
+        if (st.state == s) return true;
+        sleep_s(0.005);
+    }
+    return false;
+}
+
+/* Reloads cc with every joint's collision threshold thr [N m] and the reaction given. */
+static void reload_collision(ctl *c, armd_config *cc, double thr, cfg_collision_reaction how)
+{
+    ctl_error e;
+    char changed[512];
+    cc->safety.collision = COLLISION_REACT;
+    cc->safety.collision_reaction = how;
+    for (int j = 0; j < cc->n_joints; j++) cc->joint[j].collision_threshold = thr;
+    CHECK(ctl_reload(c, cc, changed, sizeof changed, NULL, &e) == 0, "reload: %s", e.message);
+}
+
+/* A collision reaction in the middle of a trajectory between goal and points around it: the
+ * thresholds dropped to 1 mN m by a reload 0.5 s into it (any model error is a collision);
+ * returns whether the reaction event named `how`. Thresholds back out of reach afterwards. */
+static bool collide(ctl *c, armd_config *cc, const double *goal, uint64_t *ecur,
+                    cfg_collision_reaction how, const char *name)
+{
+    static ctl_waypoint w[2];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < 2; i++) {
+        w[i].t = 1.0 * (i + 1);
+        for (int j = 0; j < 6; j++) w[i].q[j] = goal[j] + (i == 0 ? 0.15 : 0);
+    }
+    uint32_t id;
+    double dur;
+    ctl_error e;
+    char text[160] = "";
+    reload_collision(c, cc, 1e4, how);
+    CHECK(ctl_trajectory(c, w, 2, false, &id, &dur, NULL, &e) == 0, "trajectory: %s", e.message);
+    sleep_s(0.5);
+    reload_collision(c, cc, 1e-3, how);
+    bool seen = wait_collision(c, ecur, 2, text);
+    CHECK(seen && strcmp(text, name) == 0, "collision reaction '%s' (wanted %s)", text, name);
+    CHECK(wait_state(c, CTL_HOLDING, 3), "holding after the reaction %s", name);
+    reload_collision(c, cc, 1e4, how);
+    wait_ticks(c, 100);
+    return seen && strcmp(text, name) == 0;
+}
+
 /* Largest |q_des - q| over the samples since *cursor. */
 static double max_ext; /* the largest |collision observer estimate| seen in the samples */
 
@@ -331,6 +400,19 @@ int main(int argc, char **argv)
     printf("trajectory+append+cancel: max |q_des - q| %.2e rad\n", worst);
     ctl_status_get(c, &st);
     CHECK(st.state == CTL_HOLDING, "holding after cancel (%s)", ctl_state_name(st.state));
+
+    /* the collision reactions retract (back along the path, then holding) and float (damped
+     * gravity_comp until the controller is set again) */
+    static armd_config cc;
+    cc = *ctl_config(c);
+    cc.safety.collision_retract = 0.05;
+    collide(c, &cc, goal, &ecur, REACT_RETRACT, "retract");
+    collide(c, &cc, goal, &ecur, REACT_FLOAT, "float");
+    ctl_status_get(c, &st);
+    CHECK(st.controller == CTRL_GRAVITY_COMP, "float switched to gravity_comp");
+    wait_ticks(c, 200);
+    CHECK(ctl_controller_set(c, CTRL_COMPUTED_TORQUE, NULL, &e) == 0, "controller.set: %s",
+          e.message);
 
     /* gains and law switches between ticks */
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
