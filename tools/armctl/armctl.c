@@ -2,8 +2,8 @@
  * armctl.c — command-line client for armd's socket API: prints human-readable tables (joint
  * names and units) by default and the daemon's JSON with --json; exit status 1 with the
  * daemon's message when a command fails, 2 on usage errors. This file: usage, options, and
- * dispatch to the commands (commands.c, stream.c); output in format.c, calls in request.c,
- * the connection in client.c.
+ * dispatch to the commands (commands.c, stream.c, calibrate.c); output in format.c, calls in
+ * request.c, the connection in client.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +34,11 @@ static const char usage_text[] =
     "  wait done|STATE [--timeout S]\n"
     "                             wait until the trajectory is done (or the state is reached);\n"
     "                             fails on fault or estop\n"
+    "  collision calibrate FILE [--runs N] [--factor F] [--floor T]\n"
+    "                             run the trajectory FILE (as for send) N times (default 3)\n"
+    "                             with collision = detect, take each joint's largest |external\n"
+    "                             torque|, propose collision_threshold = largest x F (default\n"
+    "                             2), at least T (default 1 N m); needs the arm holding\n"
     "\n"
     "  -s, --socket SOCKET        default $ARMD_SOCKET, else " DEFAULT_SOCKET "\n"
     "                             (armd.service)\n"
@@ -59,14 +64,23 @@ static const struct {
     const char *name;
     int (*run)(armctl_conn *c, int argc, char **argv);
 } commands[] = {
-    {"status", cmd_status}, {"info", cmd_info},
-    {"enable", NULL},       {"disable", NULL},
-    {"hold", NULL},         {"estop", NULL},
-    {"reset", NULL},        {"cancel", NULL},
-    {"move", cmd_move},     {"send", cmd_send},
-    {"watch", cmd_watch},   {"record", cmd_record},
-    {"gains", cmd_gains},   {"reload", NULL},
-    {"wait", cmd_wait},     {"controller", cmd_controller},
+    {"status", cmd_status},
+    {"info", cmd_info},
+    {"enable", NULL},
+    {"disable", NULL},
+    {"hold", NULL},
+    {"estop", NULL},
+    {"reset", NULL},
+    {"cancel", NULL},
+    {"move", cmd_move},
+    {"send", cmd_send},
+    {"watch", cmd_watch},
+    {"record", cmd_record},
+    {"gains", cmd_gains},
+    {"reload", NULL},
+    {"wait", cmd_wait},
+    {"controller", cmd_controller},
+    {"collision", cmd_collision},
 };
 
 /* A systemd instance name that stays one directory below INSTANCE_DIR. */

@@ -1,7 +1,7 @@
 /*
  * armctl.h — what armctl's files share: the global options, method calls that print the
  * daemon's error, the arm description (from "info"), argument and JSON helpers, the
- * human-readable formatting, and the commands main() dispatches to.
+ * human-readable formatting, the notification stream, and the commands main() dispatches to.
  */
 #ifndef ARMCTL_ARMCTL_H
 #define ARMCTL_ARMCTL_H
@@ -55,7 +55,18 @@ void print_gains(const arm_info *a, json_t *r);
 void print_trajectory(const arm_info *a, json_t *r);
 void print_controller(const arm_info *a, json_t *r);
 
-/* ---- commands.c and stream.c: one function per command, returning the exit status */
+/* ---- stream.c: the notification stream (watch, record, collision calibrate) */
+/* Subscribes to telemetry at rate_hz [Hz] (events always come): the rate armd uses [Hz], or 0
+ * on failure (reported). */
+double subscribe(armctl_conn *c, double rate_hz);
+/* Handles one notification (method may be NULL); false ends the stream. */
+typedef bool (*on_message)(json_t *m, const char *method, void *ctx);
+/* Feeds notifications to fn until it declines more or Ctrl-C (0), or the daemon closes the
+ * connection (1, reported). */
+int stream(armctl_conn *c, on_message fn, void *ctx);
+
+/* ---- commands.c, stream.c, calibrate.c: one function per command, returning the exit
+ * status */
 int cmd_status(armctl_conn *c, int argc, char **argv);
 int cmd_info(armctl_conn *c, int argc, char **argv);
 int cmd_simple(armctl_conn *c, const char *method);
@@ -66,5 +77,7 @@ int cmd_controller(armctl_conn *c, int argc, char **argv);
 int cmd_wait(armctl_conn *c, int argc, char **argv);
 int cmd_watch(armctl_conn *c, int argc, char **argv);
 int cmd_record(armctl_conn *c, int argc, char **argv);
+/* collision calibrate FILE [--runs N] [--factor F] [--floor T] (calibrate.c) */
+int cmd_collision(armctl_conn *c, int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * stream.c — armctl's telemetry commands: watch (a live table) and record (a CSV file). Both
- * subscribe at a rate and then handle notifications until done, Ctrl-C, or the daemon closes.
+ * subscribe at a rate and then handle notifications until done, Ctrl-C, or the daemon closes;
+ * subscribe() and stream() are shared with calibrate.c.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,21 +11,20 @@
 
 #include "tools/armctl/armctl.h"
 
-/* Subscribes to telemetry at rate_hz [Hz] (events always come): 0, or 1 on failure. */
-static int subscribe(armctl_conn *c, double rate_hz)
+/* Subscribes to telemetry at rate_hz [Hz] (events always come): the rate armd uses (the loop
+ * rate / a whole decimation) [Hz], or 0 on failure (reported). */
+double subscribe(armctl_conn *c, double rate_hz)
 {
     json_t *r = call(c, "subscribe", json_pack("{s:f}", "rate_hz", rate_hz));
-    if (!r) return 1;
+    if (!r) return 0;
+    double used = num(json_object_get(r, "rate_hz"));
     json_decref(r);
-    return 0;
+    return used > 0 ? used : rate_hz;
 }
-
-/* Handles one notification (method may be NULL); false ends the stream. */
-typedef bool (*on_message)(json_t *m, const char *method, void *ctx);
 
 /* Feeds notifications to fn until it declines more or Ctrl-C (0), or the daemon closes the
  * connection (1, reported). */
-static int stream(armctl_conn *c, on_message fn, void *ctx)
+int stream(armctl_conn *c, on_message fn, void *ctx)
 {
     while (!interrupted) {
         int closed;
@@ -91,7 +91,7 @@ int cmd_watch(armctl_conn *c, int argc, char **argv)
     }
     watch_ctx w = {.tty = isatty(STDOUT_FILENO)};
     if (get_info(c, &w.a, NULL)) return 1;
-    if (subscribe(c, rate)) return 1;
+    if (!subscribe(c, rate)) return 1;
     return stream(c, watch_message, &w);
 }
 
@@ -157,7 +157,7 @@ int cmd_record(armctl_conn *c, int argc, char **argv)
     for (int g = 0; g < N_GROUPS; g++)
         for (int i = 0; i < r.a.n; i++) fprintf(r.out, ",%s_%s", record_groups[g], r.a.name[i]);
     fprintf(r.out, "\n");
-    if (subscribe(c, rate)) {
+    if (!subscribe(c, rate)) {
         if (r.out != stdout) fclose(r.out);
         return 1;
     }
