@@ -33,38 +33,25 @@ static bool collision_reaction(ctl *c, const law_params *p, int j)
     if (p->safety.collision == COLLISION_REACT) {
         char aborted[160];
         snprintf(aborted, sizeof aborted, "aborted: %s", why);
-        switch (p->safety.collision_reaction) {
-        case REACT_DAMP:
+        cfg_collision_reaction how = p->safety.collision_reaction;
+        bool along_plan = r->state == SF_MOVING && !r->retract.active && !r->stopping;
+        if (how == REACT_DAMP) {
             ctl_fault_damped(c, "%s", why);
             reaction = "damp";
             faulted = true;
-            break;
-        case REACT_RETRACT: {
-            bool along_plan = r->state == SF_MOVING && !r->retract.active && !r->stopping;
+        } else {
             ctl_drop_motion(c, aborted);
-            if (along_plan && ctl_retract_start(c, p, r->q)) {
+            if (how == REACT_RETRACT && along_plan && ctl_retract_start(c, p, r->q)) {
                 reaction = "retract";
-                break;
+            } else {
+                if (how == REACT_FLOAT) {
+                    ctl_switch_law(c, CTRL_GRAVITY_COMP);
+                    r->floating = true;
+                }
+                ctl_hold_at(c, r->q);
+                ctl_set_state(c, SF_HOLDING);
+                reaction = how == REACT_FLOAT ? "float" : "stop";
             }
-            ctl_hold_at(c, r->q);
-            ctl_set_state(c, SF_HOLDING);
-            reaction = "stop";
-            break;
-        }
-        case REACT_FLOAT:
-            ctl_drop_motion(c, aborted);
-            ctl_switch_law(c, CTRL_GRAVITY_COMP);
-            r->floating = true;
-            ctl_hold_at(c, r->q);
-            ctl_set_state(c, SF_HOLDING);
-            reaction = "float";
-            break;
-        case REACT_STOP:
-            ctl_drop_motion(c, aborted);
-            ctl_hold_at(c, r->q);
-            ctl_set_state(c, SF_HOLDING);
-            reaction = "stop";
-            break;
         }
     }
     r->ev.joint = j;

@@ -17,6 +17,7 @@ import os
 import subprocess
 import time
 
+from test_api_collision import wait_sim
 from test_api_armctl import armctl
 from test_api_lib import DEFAULT_DROPIN, READY_POSE, Recorder, Rig, TestFailure, check, run
 
@@ -56,15 +57,6 @@ def set_collision(rig, c, text):
         f.write(text)
     c.call("reload")
     return c.call("status")["collision"]["mode"]
-
-
-def wait_sim(rig, t, what):
-    """Sleeps until armsim's clock (to a few ms) reaches t [s]; fails when it is already past
-    t - 0.5 (the rig was too slow for the push armsim was given at start)."""
-    sim_now = time.monotonic() - rig.sim_ready
-    check(sim_now < t - 0.5, "the rig was too slow: %s should start at %.1f s of armsim time, "
-          "it is %.1f s" % (what, t, sim_now))
-    time.sleep(t - sim_now)
 
 
 def move_back(c, q0):
