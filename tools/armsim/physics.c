@@ -298,7 +298,9 @@ static void *physics_thread(void *arg)
     const uint64_t max_catchup = (uint64_t)ceil(MAX_CATCHUP_S / p->dt);
     /* the first row: the state at t = 0 and the wall's force there (no step, no push yet) */
     double wall_force = contact_wall_torque(&p->contact, p->model, p->data, p->q, p->qd, ext);
-    truth_push(p->truth, 0.0, p->q, p->qd, tau, ext, wall_force);
+    double tool[12];
+    dyn_fk(p->model, p->data, p->q, NULL, tool);
+    truth_push(p->truth, 0.0, p->q, p->qd, tau, ext, wall_force, tool);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
@@ -320,7 +322,8 @@ static void *physics_thread(void *arg)
             if (rk4_step(p, tau, push, ext, &wall_force) != 0) p->stats.solver_failures++;
             k++;
             double t = (double)(t_ns + p->dt_ns) * 1e-9;
-            truth_push(p->truth, t, p->q, p->qd, tau, ext, wall_force);
+            if (p->truth) dyn_fk(p->model, p->data, p->q, NULL, tool);
+            truth_push(p->truth, t, p->q, p->qd, tau, ext, wall_force, tool);
             publish(p, t, tau, tau_act);
         }
         pthread_mutex_lock(&p->lock);

@@ -18,7 +18,7 @@
 struct truth_log {
     FILE *f;
     int n, decimate, count;
-    size_t rec; /* doubles per record: 1 + 4n + 1 (t, q, qd, tau, ext, wall_force) */
+    size_t rec; /* doubles per record: 1 + 4n + 4 (t, q, qd, tau, ext, wall_force, tool) */
     double *ring;
     _Atomic uint64_t head, tail; /* head: next slot to write, tail: next slot to read */
     _Atomic bool stop;
@@ -63,7 +63,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     }
     t->n = n;
     t->decimate = decimate > 0 ? decimate : 1;
-    t->rec = 2 + 4 * (size_t)n;
+    t->rec = 5 + 4 * (size_t)n;
     t->ring = malloc(TRUTH_RING * t->rec * sizeof(double));
     t->f = fopen(path, "w");
     if (!t->ring || !t->f) {
@@ -79,7 +79,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     for (int i = 1; i <= n; i++) fprintf(t->f, ",qd%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",tau%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",ext%d", i);
-    fputs(",wall_force\n", t->f);
+    fputs(",wall_force,tool_x,tool_y,tool_z\n", t->f);
     if (pthread_create(&t->thread, NULL, writer, t) != 0) {
         snprintf(err, errlen, "--truth: cannot start the writer thread");
         fclose(t->f);
@@ -91,7 +91,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
 }
 
 void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau,
-                const double *ext, double wall_force)
+                const double *ext, double wall_force, const double *tool)
 {
     if (!t) return;
     if (t->count++ % t->decimate != 0) return;
@@ -108,6 +108,7 @@ void truth_push(truth_log *t, double time, const double *q, const double *qd, co
     memcpy(r + 1 + 2 * t->n, tau, (size_t)t->n * sizeof(double));
     memcpy(r + 1 + 3 * t->n, ext, (size_t)t->n * sizeof(double));
     r[1 + 4 * t->n] = wall_force;
+    for (int i = 0; i < 3; i++) r[2 + 4 * t->n + i] = tool[4 * i + 3];
     atomic_store_explicit(&t->head, head + 1, memory_order_release);
 }
 

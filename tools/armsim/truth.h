@@ -1,6 +1,6 @@
 /*
  * truth.h — the ground-truth CSV, one line per physics step (or every Nth) under the header
- * "t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force":
+ * "t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,tool_x,tool_y,tool_z":
  *   t           true time [s] since start, at the end of the step;
  *   q, qd       true joint state after the step [rad|m, rad/s|m/s];
  *   tau         the motor torque applied during the step [N m|N];
@@ -8,7 +8,8 @@
  *               torques plus the --wall's J^T F (RK4-weighted mean of its stage values); same
  *               sign as tau (the environment's torque on the arm); 0 without contact;
  *   wall_force  |F| of the --wall on the tool point [N], the same mean; 0 outside the wall or
- *               without one.
+ *               without one;
+ *   tool_x, tool_y, tool_z  the tool point after the step, base frame [m].
  * The first row (t = 0) is the initial state, with tau = 0, no push, and the wall at q0.
  * Readers should find columns by their header names: columns may be added at the end.
  *
@@ -27,9 +28,10 @@ typedef struct truth_log truth_log;
  * failure. */
 truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t errlen);
 /* Real-time side: queues one record (every decimate-th call), the columns above (q, qd, tau,
- * ext: n entries each). Never blocks; when the ring is full the record is counted as lost. */
+ * ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p]). Never blocks; when
+ * the ring is full the record is counted as lost. */
 void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau,
-                const double *ext, double wall_force);
+                const double *ext, double wall_force, const double *tool);
 /* Drains the ring, flushes, closes the file and joins the writer. Returns records lost. */
 uint64_t truth_close(truth_log *t);
 
