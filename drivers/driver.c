@@ -234,7 +234,13 @@ int drv_enable(drv *d, bool on, drv_fault *f)
     fault_clear(f);
     if (!d->probed && on)
         return drv_fail(f, DRV_EPROBE, -1, "torque on refused: the devices were not probed");
+    /* Torque on is not real-time either: the arm is disabled until it succeeds, and a host or
+     * adapter that answers a few ms late must not refuse the enable, so each reply may take
+     * DRV_ENABLE_TIMEOUT_US at least. Torque off keeps the loop's deadline: it must be quick. */
+    cfg_driver tick = d->cfg;
+    if (on && d->cfg.timeout_us < DRV_ENABLE_TIMEOUT_US) d->cfg.timeout_us = DRV_ENABLE_TIMEOUT_US;
     int r = d->ops->enable(d, on, f);
+    d->cfg = tick;
     if (r == 0) d->enabled = on;
     if (!on && r != 0) d->enabled = false; /* assume the worst for the next enable */
     return outcome(r, f);

@@ -72,7 +72,8 @@ drv *drv_open(const armd_config *cfg, drv_fault *fault);
  * mode with torque off and applies return delay / watchdog settings. Waits at least
  * DRV_PROBE_TIMEOUT_US per reply, with at least DRV_PROBE_RETRIES retries (not real-time). */
 int drv_probe(drv *d, drv_fault *fault);
-/* Torque on or off for every device. */
+/* Torque on or off for every device. Torque on waits at least DRV_ENABLE_TIMEOUT_US per reply
+ * (with the configured retries), torque off the configured timeout. */
 int drv_enable(drv *d, bool on, drv_fault *fault);
 /* One state read (with cfg retries). 0 = ok, else -1 with *fault filled. */
 int drv_read(drv *d, drv_state *out, drv_fault *fault);
@@ -121,9 +122,10 @@ double drv_torque_capacity(const drv *d, int joint);
  * 10 bits per byte at the baud rate + servo return delays + DRV_TURNAROUND_US per reply
  * turnaround (formula: drivers/bus_time.c and drivers/README.md). */
 double drv_tick_bus_time_us(const armd_config *cfg);
-#define DRV_PROBE_TIMEOUT_US 50000 /* probe's least reply deadline [us] */
-#define DRV_PROBE_RETRIES    2     /* probe's least retries per transaction */
-#define DRV_TURNAROUND_US    100.0 /* host latency allowance per request/reply turnaround [us] */
+#define DRV_PROBE_TIMEOUT_US  50000 /* probe's least reply deadline [us] */
+#define DRV_PROBE_RETRIES     2     /* probe's least retries per transaction */
+#define DRV_ENABLE_TIMEOUT_US 20000 /* torque on's least reply deadline [us] */
+#define DRV_TURNAROUND_US     100.0 /* host latency allowance per request/reply turnaround [us] */
 
 /* ---------------------------------------------------- unit conversion (device <-> joint SI) */
 /* Servo shaft position in counts -> joint position, and back, for servo k of joint j. */

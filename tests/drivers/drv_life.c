@@ -170,12 +170,14 @@ static int do_write(life *L, int k, uint8_t seed)
     return rc;
 }
 
-/* drv_enable with its checks. */
+/* drv_enable with its checks (torque on's longer deadlines allowed meanwhile). */
 static int do_enable(life *L, bool on)
 {
     drv_fault f;
     scribble(&f);
+    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, on ? DRV_ENABLE_TIMEOUT_US : 0);
     int rc = drv_enable(L->d, on, &f);
+    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, 0);
     check_fault(on ? "drv_enable(true)" : "drv_enable(false)", rc, &f);
     L->p->after_enable(on, rc);
     return rc;
@@ -186,9 +188,9 @@ static int do_probe(life *L)
 {
     drv_fault f;
     scribble(&f);
-    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, true);
+    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, DRV_PROBE_TIMEOUT_US);
     int rc = drv_probe(L->d, &f);
-    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, false);
+    L->fp->max_wait_ns = L->p->tx_budget_ns(L->cfg, 0);
     check_fault("drv_probe", rc, &f);
     L->p->after_probe(rc);
     for (int j = 0; rc == 0 && j < L->cfg->n_joints; j++) {
@@ -304,7 +306,7 @@ int drv_life_run(const drv_proto *p, const uint8_t *data, size_t size)
     fake_port_begin(&fp, data + DRV_LIFE_HEADER, size - DRV_LIFE_HEADER, cfg->driver.baud,
                     p->begin(cfg));
     fp.overrun_ns = 1000;
-    fp.max_wait_ns = p->tx_budget_ns(cfg, false);
+    fp.max_wait_ns = p->tx_budget_ns(cfg, 0);
     life L = {p, cfg, &fp, NULL, 0, 0};
     live(&L, seed);
     if (fp.opens > 1 || fp.closes != fp.opens)

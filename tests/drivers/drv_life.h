@@ -39,8 +39,9 @@ typedef struct {
     /* Resets the device model for a run with this configuration; returns its port hooks. */
     fake_port_device (*begin)(const armd_config *cfg);
     /* Longest wait for one transaction's replies (deadline - request) the protocol may need,
-     * with the probe's longer timeouts or without [ns]. */
-    uint64_t (*tx_budget_ns)(const armd_config *cfg, bool probing);
+     * with the reply timeout raised to at least least_us (the probe's and torque on's longer
+     * deadlines; 0 = the configured one) [ns]. */
+    uint64_t (*tx_budget_ns)(const armd_config *cfg, int least_us);
     /* Called after each call with its result: checks what the device saw. */
     void (*after_probe)(int rc);
     void (*after_enable)(bool on, int rc);

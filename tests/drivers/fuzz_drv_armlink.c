@@ -244,13 +244,13 @@ static fake_port_device begin(const armd_config *cfg)
     return (fake_port_device){NULL, written, reply, NULL};
 }
 
-/* Longest reply wait: timeout (at least the probe's) and the wire time of the largest
+/* Longest reply wait: timeout (at least least_us) and the wire time of the largest
  * request and reply (WRITE_TORQUE and READ_STATE of 64 channels). */
-static uint64_t tx_budget_ns(const armd_config *cfg, bool probing)
+static uint64_t tx_budget_ns(const armd_config *cfg, int least_us)
 {
     const cfg_driver *dc = &cfg->driver;
     uint64_t t = (uint64_t)dc->timeout_us;
-    if (probing && t < DRV_PROBE_TIMEOUT_US) t = DRV_PROBE_TIMEOUT_US;
+    if (t < (uint64_t)least_us) t = (uint64_t)least_us;
     uint64_t bytes = (8 + 4 * ALK_MAX_CHANNELS) + (14 + 12 * ALK_MAX_CHANNELS);
     return t * 1000u + bytes * 10u * 1000000000u / (uint64_t)dc->baud;
 }

@@ -400,13 +400,13 @@ static fake_port_device begin(const armd_config *cfg)
     return (fake_port_device){NULL, written, reply, delivered};
 }
 
-/* Longest reply wait: timeout (at least the probe's), every servo's return delay, and the
+/* Longest reply wait: timeout (at least least_us), every servo's return delay, and the
  * wire time of the largest request and replies (Sync Read and its status packets). */
-static uint64_t tx_budget_ns(const armd_config *cfg, bool probing)
+static uint64_t tx_budget_ns(const armd_config *cfg, int least_us)
 {
     const cfg_driver *dc = &cfg->driver;
     uint64_t t = (uint64_t)dc->timeout_us;
-    if (probing && t < DRV_PROBE_TIMEOUT_US) t = DRV_PROBE_TIMEOUT_US;
+    if (t < (uint64_t)least_us) t = (uint64_t)least_us;
     t += (uint64_t)S.n * (uint64_t)dc->return_delay_us;
     uint64_t bytes = 64 + 32 * (uint64_t)S.n;
     return t * 1000u + bytes * 10u * 1000000000u / (uint64_t)dc->baud;
