@@ -29,10 +29,9 @@ import socket
 import threading
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Client, Recorder, Rig, check, event, run,
+from test_api_lib import (NO_WATCHDOG_DROPIN, Client, Recorder, Rig, check, event, run,
                           zero_onset)
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 N_FLOOD = 10000
 BOUND_FACTOR, BOUND_SLACK = 2.0, 0.020  # flood latency <= 2 x baseline + 20 ms
 
@@ -107,7 +106,7 @@ def estop_on(sock, w_send_box):
 
 
 def main(args):
-    with Rig(args, "estop-flood", dropin=NO_WATCHDOG) as rig:
+    with Rig(args, "estop-flood", dropin=NO_WATCHDOG_DROPIN) as rig:
         c = rig.client()
         max_clients = c.call("info")["max_clients"]
         o = armd_clock_offset(c)

@@ -10,16 +10,15 @@ signal and at the first status that shows estop."""
 import signal
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, rows_between,
-                          run)
+from test_api_lib import (NO_WATCHDOG_DROPIN, Recorder, Rig, check, enable_clock_offset,
+                          rows_between, run)
 from test_api_tracking import make_points
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ESTOP_WITHIN = 0.010  # s after the first estop status by which the torque must be exactly 0
 
 
 def main(args):
-    with Rig(args, "usr1", dropin=NO_WATCHDOG) as rig:
+    with Rig(args, "usr1", dropin=NO_WATCHDOG_DROPIN) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         info = c.call("info")

@@ -17,8 +17,8 @@ import math
 import os
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, READY_POSE, Recorder, Rig, check, enable_clock_offset,
-                          event, run, zero_onset)
+from test_api_lib import (DEFAULT_DROPIN, READY_POSE, REAL_GAP_DROPIN, Recorder, Rig, check,
+                          enable_clock_offset, event, run, zero_onset)
 
 # armsim's simulated XM430-W350 has the factory Current Limit 1193 x 2.69 mA or, if larger, what
 # the joint's torque limit needs (tools/armsim/dxl2_device.c sized_current_limit; the example's
@@ -180,8 +180,9 @@ def case_silent(args):
     """armsim stops answering and obeying: armd faults on the failed reads; the servos' bus
     watchdog (bus_watchdog_ms) is what zeroes the torque of a device that no longer listens, so
     the zero comes after the silence (armsim's t = 2 s), not necessarily after armd's fault
-    (which a loaded machine may declare later than the watchdog acts)."""
-    fault_case(args, "silent", READY_POSE + ("--silent-after", "2.0"), DEFAULT_DROPIN,
+    (which a loaded machine may declare later than the watchdog acts). The example's 100 ms
+    watchdog and a 90 ms read gap, not the rig's longer ones."""
+    fault_case(args, "silent", READY_POSE + ("--silent-after", "2.0"), REAL_GAP_DROPIN,
                ["consecutive failed reads"], TORQUE_OFF_BOUND, not_before=2.0)
 
 
@@ -191,7 +192,7 @@ def case_crc(args):
 
 
 def dropin(safety):
-    """DEFAULT_DROPIN (1 kHz, 90 ms read gap, SCHED_FIFO asked) with more [safety] keys."""
+    """DEFAULT_DROPIN (1 kHz, 400 ms read gap, SCHED_FIFO asked) with more [safety] keys."""
     text = DEFAULT_DROPIN.replace("[safety]\n", "[safety]\n" + safety)
     check(safety in text, "DEFAULT_DROPIN has no [safety] section to extend")
     return text

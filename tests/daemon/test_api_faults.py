@@ -11,15 +11,14 @@ taken just before and just after the estop request."""
 import signal
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, run,
+from test_api_lib import (NO_WATCHDOG_DROPIN, Recorder, Rig, check, enable_clock_offset, run,
                           rows_between)
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ESTOP_WITHIN = 0.010  # s after the estop reply by which the applied torque must be exactly 0
 
 
 def main(args):
-    with Rig(args, "faults", dropin=NO_WATCHDOG) as rig:
+    with Rig(args, "faults", dropin=NO_WATCHDOG_DROPIN) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         c.call("enable")

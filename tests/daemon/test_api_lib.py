@@ -105,16 +105,25 @@ class Client:
 
 READY_POSE = ("--q0", "0,1.5708,-1.5708,0,0,0")
 # 1 kHz. The tests run on a shared machine whose host stalls for several ms at times, and now
-# and then starves the whole VM for 50 ms and more (the simulated plant then answers late, like
-# a real bus never would): tolerate 90 ms without a good read ([safety] max_read_gap_ms, 20 in
-# the example) rather than a count of failures, so that a busy build machine does not fault the
-# arm mid-test; still below the example's servo bus watchdog (100 ms), so that armd, not the
-# watchdog, judges a silent bus. (50 ms was exceeded by 52 and 57 ms gaps in one fresh-clone
-# run, faulting daemon_api_notify and daemon_api_faultpaths.)
+# and then holds one virtual CPU, and armd's control thread on it, for 100 ms and more while
+# the simulated plant runs on (a real machine beside an arm never should): tolerate 400 ms
+# without a good read ([safety] max_read_gap_ms, 20 in the example) rather than a count of
+# failures, so that a busy build machine does not fault the arm mid-test; the servos' bus
+# watchdog (100 ms in the example) is 500 ms for the same reason, still longer than the gap so
+# that armd, not the watchdog, judges a silent bus. Cases about a silent bus set real values
+# (REAL_GAP_DROPIN). (90 ms / 100 ms were exceeded by a 113 ms stall in one fresh-clone run,
+# faulting daemon_api_collision_react; 50 ms before them by 52 and 57 ms gaps.)
 # The control thread asks for SCHED_FIFO as on a real machine (armd runs on with a warning where
 # the system refuses), so that builds running beside the tests do not stall it.
-DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_read_gap_ms = 90\n"
-                  "[realtime]\npriority = 50\n")
+DEFAULT_DROPIN = ("[arm]\nrate_hz = 1000\n[safety]\nmax_read_gap_ms = 400\n"
+                  "[driver]\nbus_watchdog_ms = 500\n[realtime]\npriority = 50\n")
+# The example's bus watchdog and a read gap just below it: for the cases about a silent bus.
+REAL_GAP_DROPIN = (DEFAULT_DROPIN.replace("max_read_gap_ms = 400", "max_read_gap_ms = 90")
+                   .replace("bus_watchdog_ms = 500", "bus_watchdog_ms = 100"))
+# The servos' bus watchdog off, so that only armd can zero the torque (the cases about armd's
+# own torque-off paths).
+NO_WATCHDOG_DROPIN = DEFAULT_DROPIN.replace("bus_watchdog_ms = 500\n",
+                                            "bus_watchdog_ms = 0\nallow_no_watchdog = true\n")
 
 
 def _die_with_parent():

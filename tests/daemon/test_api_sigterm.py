@@ -18,11 +18,10 @@ import select
 import signal
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, run,
+from test_api_lib import (NO_WATCHDOG_DROPIN, Recorder, Rig, check, enable_clock_offset, run,
                           zero_onset)
 from test_api_tracking import make_points
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ZERO_WITHIN = 0.020  # s after armd's exit by which the applied torque must be exactly 0
 
 
@@ -32,7 +31,7 @@ def interrupt(args, sig, armd_env=None):
     log, the worst tick lateness armd reported before the signal [s]). The truth times come from
     the enable instant (enable_clock_offset), which a late enable tick shifts by up to that
     lateness. armd_env: armd's environment (None: this process's)."""
-    with Rig(args, "sig%d" % sig, dropin=NO_WATCHDOG, armd_env=armd_env) as rig:
+    with Rig(args, "sig%d" % sig, dropin=NO_WATCHDOG_DROPIN, armd_env=armd_env) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         info = c.call("info")

@@ -14,16 +14,15 @@ import signal
 import sys
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, rows_between,
-                          run, zero_onset)
+from test_api_lib import (NO_WATCHDOG_DROPIN, Recorder, Rig, check, enable_clock_offset,
+                          rows_between, run, zero_onset)
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 ZERO_WITHIN = 0.020  # s after armd's exit
 
 
 def main(args):
     env = dict(os.environ, LD_PRELOAD=SHIM)
-    rig = Rig(args, "stuck", dropin=NO_WATCHDOG, armd_env=env)
+    rig = Rig(args, "stuck", dropin=NO_WATCHDOG_DROPIN, armd_env=env)
     trigger = os.path.join(rig.dir, "hang")  # armd's control thread hangs once it exists
     env["HANG_CONTROL_FILE"] = trigger  # the dict armd will be started with
     with rig:

@@ -21,11 +21,10 @@ import signal
 import subprocess
 import time
 
-from test_api_lib import (DEFAULT_DROPIN, Recorder, Rig, check, enable_clock_offset, rows_between,
-                          run, zero_onset)
+from test_api_lib import (NO_WATCHDOG_DROPIN, Recorder, Rig, check, enable_clock_offset,
+                          rows_between, run, zero_onset)
 from test_api_tracking import make_points
 
-NO_WATCHDOG = DEFAULT_DROPIN + "[driver]\nbus_watchdog_ms = 0\nallow_no_watchdog = true\n"
 KEPT = 0.2  # s after the kill: the torque must still be applied (no watchdog, armd gone)
 ZERO_WITHIN = 0.020  # s after --torque-off returned: exactly zero torque from then on
 MISSING_COST = 1.0  # s: bound on what one missing servo adds (the driver: 3 x <= 0.1 s)
@@ -40,7 +39,7 @@ def torque_off(args, config, link):
 
 
 def main(args):
-    with Rig(args, "torqueoff", dropin=NO_WATCHDOG) as rig:
+    with Rig(args, "torqueoff", dropin=NO_WATCHDOG_DROPIN) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         info = c.call("info")

@@ -62,8 +62,8 @@ def main(args):
     # 1 kHz; path tolerance and following error widened so that pd_gravity's larger error is
     # measured instead of aborting the comparison (computed_torque is judged by the bounds above)
     dropin = ("[arm]\nrate_hz = 1000\n[trajectory]\npath_tolerance = 0.5\n"
-              "[safety]\nfollowing_error = 0.6\nmax_read_gap_ms = 90\n"
-              "[realtime]\npriority = 50\n")
+              "[safety]\nfollowing_error = 0.6\nmax_read_gap_ms = 400\n"
+              "[driver]\nbus_watchdog_ms = 500\n[realtime]\npriority = 50\n")
     with Rig(args, "tracking", dropin=dropin) as rig:
         c = rig.client()
         info = c.call("info")
