@@ -4,7 +4,9 @@
 `status.fault` and in the `fault` event pushed to a subscriber. Real armd + armsim on a pty.
 
 Cases: a device alert (--alert-after, names the servo), a silent device (--silent-after,
-consecutive failed reads), corrupted replies (--corrupt-crc 1.0 --faults-after, CRC), following
+consecutive failed reads), corrupted replies (--corrupt-crc 1.0, CRC), each started by a
+SIGUSR1 to armsim once the arm holds (never at a fixed time: a slow start must not meet the
+fault before the arm is enabled); following
 error from a heavier simulated arm (--mass-scale) with on_fault = torque_off, the same with
 on_fault = damp (truth: tau = -D qd + G(q) while moving, then exactly 0 once still or after
 damp_timeout), and enabling an arm that fell onto its j2 hard stop just past the soft limit.
@@ -15,6 +17,7 @@ row with any non-zero torque is armd's first write after the `holding` event).
 import configparser
 import math
 import os
+import signal
 import time
 
 from test_api_lib import (DEFAULT_DROPIN, READY_POSE, REAL_GAP_DROPIN, Recorder, Rig, check,
@@ -115,20 +118,27 @@ def wait_fault(c, rec, timeout):
     return st
 
 
+def start_faults(rig, c):
+    """Starts armsim's injected faults (SIGUSR1); returns a lower bound of that moment in truth
+    seconds (the truth clock runs from before sim_ready, less up to 60 ms of skipped time)."""
+    t = time.monotonic() - rig.sim_ready - 0.06
+    os.kill(rig.sim.pid, signal.SIGUSR1)
+    return t
+
+
 def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=None,
                not_before=None):
-    """Runs one fault path: enable (holding), provoke (or wait for armsim's injected fault),
+    """Runs one fault path: enable (holding), provoke(rig, c) (a move, or start_faults),
     then checks the reason (status and the subscriber's fault event), zero commanded torque in
     status and exactly zero applied torque in the truth within bound seconds of the fault, for
-    at least 0.3 s until the end, and not before not_before (truth seconds; default: the fault
-    itself, less 10 ms for the clock mapping). Returns (truth, fault time in truth seconds,
-    zero onset index, fault status)."""
+    at least 0.3 s until the end, and not before not_before (truth seconds; "provoked": the
+    moment provoke returns; default: the fault itself, less 10 ms for the clock mapping).
+    Returns (truth, fault time in truth seconds, zero onset index, fault status)."""
     with Rig(args, name, sim_args=sim_args, dropin=dropin) as rig:
         rec = Recorder(rig.sock, 10)
         c = rig.client()
         check(c.call("enable")["state"] == "holding", "%s: enable did not hold" % name)
-        if provoke:
-            provoke(c)
+        t_provoked = provoke(rig, c) if provoke else None
         st = wait_fault(c, rec, 8)
         rec.collect(settle if settle is not None else bound + 0.4)
         st2 = c.call("status")
@@ -157,7 +167,9 @@ def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=
           (name, st["fault"], t_fault, t_zero, 1e3 * (t_zero - t_fault), truth[-1][0] - t_zero))
     check(t_zero - t_fault <= bound, "%s: torque reached zero %.3f s after the fault (bound %g s)"
           % (name, t_zero - t_fault, bound))
-    if not_before is None:
+    if not_before == "provoked":
+        not_before = t_provoked
+    elif not_before is None:
         not_before = t_fault - 0.01
     check(t_zero >= not_before, "%s: torque was zero at t = %.3f s, before t = %.3f s" %
           (name, t_zero, not_before))
@@ -172,23 +184,26 @@ def move(c, dq, duration):
 
 # ---------------------------------------------------------------------------------- cases
 def case_alert(args):
-    fault_case(args, "alert", READY_POSE + ("--alert-after", "2.0", "--alert-id", "2"),
-               DEFAULT_DROPIN, ["device alert", "device 2"], TORQUE_OFF_BOUND)
+    fault_case(args, "alert", READY_POSE + ("--alert-after", "1e6", "--alert-id", "2"),
+               DEFAULT_DROPIN, ["device alert", "device 2"], TORQUE_OFF_BOUND,
+               provoke=start_faults)
 
 
 def case_silent(args):
     """armsim stops answering and obeying: armd faults on the failed reads; the servos' bus
     watchdog (bus_watchdog_ms) is what zeroes the torque of a device that no longer listens, so
-    the zero comes after the silence (armsim's t = 2 s), not necessarily after armd's fault
+    the zero comes after the silence (the SIGUSR1), not necessarily after armd's fault
     (which a loaded machine may declare later than the watchdog acts). The example's 100 ms
     watchdog and a 90 ms read gap, not the rig's longer ones."""
-    fault_case(args, "silent", READY_POSE + ("--silent-after", "2.0"), REAL_GAP_DROPIN,
-               ["consecutive failed reads"], TORQUE_OFF_BOUND, not_before=2.0)
+    fault_case(args, "silent", READY_POSE + ("--silent-after", "1e6"), REAL_GAP_DROPIN,
+               ["consecutive failed reads"], TORQUE_OFF_BOUND, provoke=start_faults,
+               not_before="provoked")
 
 
 def case_crc(args):
-    fault_case(args, "crc", READY_POSE + ("--corrupt-crc", "1.0", "--faults-after", "2.0"),
-               DEFAULT_DROPIN, ["consecutive failed reads", "CRC"], TORQUE_OFF_BOUND)
+    fault_case(args, "crc", READY_POSE + ("--corrupt-crc", "1.0", "--faults-after", "1e6"),
+               DEFAULT_DROPIN, ["consecutive failed reads", "CRC"], TORQUE_OFF_BOUND,
+               provoke=start_faults)
 
 
 def dropin(safety):
@@ -205,7 +220,7 @@ def case_following(args):
     fault_case(args, "following", READY_POSE + ("--mass-scale", "3"),
                FOLLOW_DROPIN,
                ["following error", "joint j"], TORQUE_OFF_BOUND,
-               provoke=lambda c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
+               provoke=lambda rig, c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
 
 
 DAMP_DROPIN = dropin("following_error = 0.01 0.01 0.01 0.01 0.01 0.01\non_fault = damp\n"
@@ -221,7 +236,7 @@ def case_damp(args):
     truth, t_fault, iz, st = fault_case(
         args, "damp", READY_POSE + ("--mass-scale", "3"), DAMP_DROPIN,
         ["following error", "joint j"], DAMP_TIMEOUT + TORQUE_OFF_BOUND,
-        provoke=lambda c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
+        provoke=lambda rig, c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
     joints, _, g = load_model(args.config)
     damping = [20, 30, 10, 2, 2, 2]
     t_zero = truth[iz][0]

@@ -61,7 +61,10 @@ bool faults_alert_due(armsim_faults *f, uint64_t now_ns)
 
 void faults_start_now(armsim_faults *f, uint64_t now_ns)
 {
-    f->faults_after = elapsed(f, now_ns);
+    double t = elapsed(f, now_ns);
+    f->faults_after = t;
+    if (f->silent_after > t) f->silent_after = t;
+    if (f->alert_after > t) f->alert_after = t;
 }
 
 void faults_arm(armsim_faults *f, uint64_t now_ns)

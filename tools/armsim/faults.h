@@ -33,7 +33,8 @@ double faults_gauss(armsim_faults *f);
 bool faults_silent(armsim_faults *f, uint64_t now_ns);
 /* True exactly once, at the first call at or after --alert-after. */
 bool faults_alert_due(armsim_faults *f, uint64_t now_ns);
-/* Moves --faults-after to now (SIGUSR1: a test starts the faults once its arm is ready). */
+/* Moves --faults-after, and --silent-after and --alert-after where given and still ahead, to
+ * now (SIGUSR1: a test starts the faults once its arm is ready). */
 void faults_start_now(armsim_faults *f, uint64_t now_ns);
 /* Arms the per-reply faults once --faults-after has passed; call before each request. */
 void faults_arm(armsim_faults *f, uint64_t now_ns);
