@@ -130,7 +130,8 @@ def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=
                not_before=None):
     """Runs one fault path: enable (holding), provoke(rig, c) (a move, or start_faults),
     then checks the reason (status and the subscriber's fault event), zero commanded torque in
-    status and exactly zero applied torque in the truth within bound seconds of the fault, for
+    status and exactly zero applied torque in the truth within bound seconds of the fault (plus
+    the control thread's longest hold-up, measured by armd in the same run), for
     at least 0.3 s until the end, and not before not_before (truth seconds; "provoked": the
     moment provoke returns; default: the fault itself, less 10 ms for the clock mapping).
     Returns (truth, fault time in truth seconds, zero onset index, fault status)."""
@@ -165,8 +166,12 @@ def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=
     print("%s: fault %r at truth t = %.4f s; torque exactly 0 on every joint from t = %.4f s "
           "(%.1f ms after the fault) to the end (%.2f s later)" %
           (name, st["fault"], t_fault, t_zero, 1e3 * (t_zero - t_fault), truth[-1][0] - t_zero))
-    check(t_zero - t_fault <= bound, "%s: torque reached zero %.3f s after the fault (bound %g s)"
-          % (name, t_zero - t_fault, bound))
+    # plus the longest the control thread was held up in this run (armd's own lateness max): a
+    # host that stalls it for 100 ms delays the torque-off write by as much
+    held_up = st2["loop"]["lateness_us"]["max"] * 1e-6
+    check(t_zero - t_fault <= bound + held_up, "%s: torque reached zero %.3f s after the fault "
+          "(bound %g s + the control thread's longest hold-up %.3f s)" %
+          (name, t_zero - t_fault, bound, held_up))
     if not_before == "provoked":
         not_before = t_provoked
     elif not_before is None:

@@ -398,8 +398,10 @@ int main(int argc, char **argv)
           "second cancelled '%s'", text);
     worst = track_error(c, &scur);
     printf("trajectory+append+cancel: max |q_des - q| %.2e rad\n", worst);
+    /* cancel brakes to a stop (moving) before it holds: wait for the state, not a time */
+    bool held = wait_state(c, CTL_HOLDING, 3.0);
     ctl_status_get(c, &st);
-    CHECK(st.state == CTL_HOLDING, "holding after cancel (%s)", ctl_state_name(st.state));
+    CHECK(held, "holding after cancel (%s)", ctl_state_name(st.state));
 
     /* the collision reactions retract (back along the path, then holding) and float (damped
      * gravity_comp until the controller is set again) */
