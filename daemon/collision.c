@@ -40,21 +40,28 @@ void coll_applied(coll_observer *o, const double *tau, int n)
     memcpy(o->tau_applied, tau, sizeof(double) * (size_t)n);
 }
 
-/* The momentum balance dp/dt = tau_m + C^T qd - G - tau_f + tau_ext (H' = C + C^T) integrated
- * with the previous residual standing in for tau_ext; G and C^T qd in the model's gravity and
- * frames as dyn_rnea uses them, friction the model's (viscous + smoothed Coulomb). The
- * velocity-dependent terms by the trapezoid rule over the tick, the held motor torque exactly. */
+/* The momentum balance dp/dt = tau_m + C^T qd - G - tau_f + tau_ext (H' = C + C^T) over the
+ * time h since the last update, G and C^T qd in the model's gravity and frames as dyn_rnea
+ * uses them, friction the model's (viscous + smoothed Coulomb): the motor torque held over the
+ * tick exactly, the velocity-dependent terms by the trapezoid rule, so the mean external torque
+ * over h is e = (p - p_last - (tau_m + (beta_last + beta) / 2) h) / h. Then the observer's
+ * lag dr/dt = K_O (e - r) solved exactly over h, r = e + (r_last - e) exp(-K_O h), and the
+ * integral kept so that r = K_O (p - p0 - integral). Euler's step, r += K_O h (e - r), agrees
+ * for K_O h << 1 but overshoots e once K_O h > 1 and amplifies for K_O h > 2: a 30 ms hold-up
+ * at K_O = 100/s tripled a stale state's spike into a false collision. */
 void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain, const double *q,
                  const double *qd, double dt)
 {
     int n = dyn_model_dof(m);
     double p[CFG_MAX_JOINTS], beta[CFG_MAX_JOINTS];
-    double h = dt;
+    double h = dt, decay = exp(-gain * h);
     momentum_terms(m, d, q, qd, p, beta);
     for (int j = 0; j < n; j++) {
-        o->integral[j] += (o->tau_applied[j] + 0.5 * (o->beta[j] + beta[j]) + o->r[j]) * h;
+        double dp = p[j] - o->p0[j] - o->integral[j] - o->r[j] / gain; /* p - p_last */
+        double e = (dp - (o->tau_applied[j] + 0.5 * (o->beta[j] + beta[j])) * h) / h;
+        o->r[j] = e + (o->r[j] - e) * decay;
+        o->integral[j] = p[j] - o->p0[j] - o->r[j] / gain;
         o->beta[j] = beta[j];
-        o->r[j] = gain * (p[j] - o->p0[j] - o->integral[j]);
     }
 }
 

@@ -37,10 +37,12 @@ void coll_stop(coll_observer *o, int n);
 /* The motor torque [N m|N] written this tick: it acts until the next update. */
 void coll_applied(coll_observer *o, const double *tau, int n);
 
-/* One observer step over dt [s] (the time since the last state) at the measured (q, qd): with
- * beta = C^T qd - G - tau_f, integral += (tau_applied + (beta_last + beta) / 2 + r) dt (the
- * motor torque is held over the tick, as the servos hold it; beta varies with the state, so
- * the trapezoid rule), then r = K_O (p - p0 - integral). */
+/* One observer step over dt [s] (> 0; the time since the last state) at the measured (q, qd):
+ * the mean external torque over dt from the momentum balance, e = (p - p_last - (tau_applied
+ * + (beta_last + beta) / 2) dt) / dt with beta = C^T qd - G - tau_f (the motor torque is held
+ * over the tick, as the servos hold it; beta varies with the state, so the trapezoid rule),
+ * then r = e + (r_last - e) exp(-K_O dt): the first-order lag solved exactly over the step,
+ * so a long step (a host hold-up) never carries r beyond e or r_last. */
 void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain, const double *q,
                  const double *qd, double dt);
 

@@ -2,8 +2,9 @@
  * PUMA 560 model integrated with RK4 at 0.1 ms under a PD torque (sampled at 1 kHz, held over
  * the tick as a servo does) plus an external joint torque the observer does not know. Checks:
  * without contact the residual stays near zero while the arm swings; a step of external torque
- * is followed as a first-order lag with time constant 1/K_O (the discrete lag after one time
- * constant, within 1 % after twenty); thresholds, the velocity band, the hysteresis and NaN. */
+ * is followed as a first-order lag with time constant 1/K_O (63 % after one time constant,
+ * within 1 % after twenty); a step much longer than 1/K_O (a host hold-up) carries r to the
+ * external torque without overshoot; thresholds, the velocity band, the hysteresis and NaN. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,7 +73,7 @@ static law_params params(double threshold, double band)
 
 /* A swinging arm (PD towards a pose away from the start, gravity and friction in the plant and
  * the model), a 15 N m push on joint 2 from T_ON: r before the push near zero, after it the
- * first-order lag of the push (with Euler's discrete lag: 1 - (1 - K dt)^k after k ticks). */
+ * first-order lag of the push, 1 - exp(-K_O t). */
 static void follows_push(bool coulomb, double bound_before)
 {
     dyn_model_desc desc;
@@ -107,7 +108,7 @@ static void follows_push(bool coulomb, double bound_before)
     }
     coll_update(&o, p.m, od, KO, p.q, p.qd, TICK);
     r_end = o.r[1];
-    double expect_tau = PUSH * (1 - pow(1 - KO * TICK, lround(1.0 / KO / TICK)));
+    double expect_tau = PUSH * (1 - exp(-KO * TICK * (double)lround(1.0 / KO / TICK)));
     if (!(worst_before < bound_before) || !(fabs(r_tau - expect_tau) < 0.06 * PUSH) ||
         !(fabs(r_end - PUSH) < 0.01 * PUSH)) {
         print_error("before the push max |r| %.4g N m; one time constant after it r2 = %.4g "
@@ -170,8 +171,9 @@ static void test_thresholds(void **state)
 }
 
 /* The arm at rest with 1 N m more motor torque than gravity needs on every joint, but not
- * moving (held by something): after one update over 3 ms (a tick plus two without a state:
- * the time between two state samples) r = -K_O x 1 N m x 3 ms exactly; coll_stop zeroes r. */
+ * moving (held by something, an external torque of -1 N m): after one update over 3 ms (a tick
+ * plus two without a state: the time between two state samples) r = -(1 - exp(-K_O 3 ms))
+ * exactly; coll_stop zeroes r. */
 static void test_held_torque(void **state)
 {
     (void)state;
@@ -188,7 +190,7 @@ static void test_held_torque(void **state)
     for (int j = 0; j < N; j++) tau[j] = g[j] + 1.0;
     coll_applied(&a, tau, N);
     coll_update(&a, m, d, KO, q, qd, 0.003);
-    for (int j = 0; j < N; j++) assert_true(fabs(a.r[j] + KO * 0.003) < 1e-9);
+    for (int j = 0; j < N; j++) assert_true(fabs(a.r[j] + (1 - exp(-KO * 0.003))) < 1e-9);
     coll_stop(&a, N);
     for (int j = 0; j < N; j++) assert_true(a.r[j] == 0);
     assert_false(a.running);
@@ -196,13 +198,50 @@ static void test_held_torque(void **state)
     dyn_model_free(m);
 }
 
+/* The held arm of test_held_torque, 2 N m of extra motor torque, updated over 1 ms ticks, then
+ * over one 50 ms step (a host hold-up, K_O h = 5), then over ticks again: r approaches -2 N m
+ * from above at every step, never beyond it (Euler's step would reach -2 - 4 x (2 - |r|) at
+ * the long step and ring after it). */
+static void test_long_step(void **state)
+{
+    (void)state;
+    dyn_model_desc desc;
+    puma560_desc(&desc);
+    dyn_model *m = dyn_model_create(&desc, NULL, NULL);
+    dyn_data *d = dyn_data_create(m);
+    double q[N] = {0, 1.2, -1.4, 0, 0, 0}, qd[N] = {0}, g[N], tau[N];
+    coll_observer a;
+    memset(&a, 0, sizeof a);
+    coll_start(&a, m, d, q, qd);
+    dyn_gravity(m, d, q, g);
+    for (int j = 0; j < N; j++) tau[j] = g[j] + 2.0;
+    const double steps[] = {TICK, TICK, TICK, 0.05, TICK, TICK, 0.05, TICK};
+    double t = 0, last = 0;
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        coll_applied(&a, tau, N);
+        coll_update(&a, m, d, KO, q, qd, steps[k]);
+        t += steps[k];
+        double expect = -2.0 * (1 - exp(-KO * t));
+        for (int j = 0; j < N; j++) {
+            if (!(fabs(a.r[j] - expect) < 1e-6) || !(a.r[j] < last) || !(a.r[j] >= -2.0)) {
+                print_error("step %zu (%g s), joint %d: r %.6g N m, expected %.6g (previous %.6g, "
+                            "external -2)\n",
+                            k, steps[k], j + 1, a.r[j], expect, last);
+                fail();
+            }
+        }
+        last = a.r[0];
+    }
+    dyn_data_free(d);
+    dyn_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_follows_push),
-        cmocka_unit_test(test_follows_push_coulomb),
-        cmocka_unit_test(test_thresholds),
-        cmocka_unit_test(test_held_torque),
+        cmocka_unit_test(test_follows_push), cmocka_unit_test(test_follows_push_coulomb),
+        cmocka_unit_test(test_thresholds),   cmocka_unit_test(test_held_torque),
+        cmocka_unit_test(test_long_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
