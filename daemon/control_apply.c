@@ -121,6 +121,27 @@ void ctl_switch_law(ctl *c, cfg_controller law)
     for (int j = 0; j < c->n; j++) c->rt.ls.integral[j] = 0;
 }
 
+/* A reload must not take the damping away from an arm that relies on it now: a collision's
+ * float (gravity_comp damped by the [joint] damping gains: undamped, a hand-guided arm would
+ * coast on) or a running damping stop (it would never slow down). The loader only demands
+ * damping > 0 when on_fault or collision_reaction needs it, so a reload that switches those
+ * too could otherwise set a gain to 0 under the arm. Fills *e and returns true to refuse. */
+static bool refuse_undamping(ctl *c, const law_params *next, ctl_error *e)
+{
+    ctl_rt *r = &c->rt;
+    if (!r->floating && !r->damping) return false;
+    for (int j = 0; j < c->n; j++) {
+        if (next->damping[j] > 0) continue;
+        ctl_set_err(e, "bad_state",
+                    "not reloaded: [joint %s] damping = %g while the %s runs on the damping "
+                    "gains; reload once it has ended (controller.set, reset)",
+                    next->name[j], next->damping[j],
+                    r->floating ? "collision's float" : "damping stop");
+        return true;
+    }
+    return false;
+}
+
 /* Applies one command; fills *e and returns -1 when refused. */
 static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
 {
@@ -158,6 +179,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
             }
             ctl_switch_law(c, law);
         }
+        if (refuse_undamping(c, &c->params[m->slot], e)) return -1;
         atomic_store_explicit(&c->params_active, m->slot, memory_order_release);
         return 0;
     }

@@ -8,7 +8,8 @@ test_api_collision judges detection with calibrated thresholds).
    from where the collision was detected: within 0.02 rad of that point, and within 0.01 rad of
    the executed path; at rest, state holding;
  - float (reloaded): the event says "float", the controller becomes gravity_comp, the arm comes to
-   rest after the push (damped by the [joint] damping gains, not coasting on); a second push while
+   rest after the push (damped by the [joint] damping gains, not coasting on); a reload that would
+   set a damping gain to 0 is refused while it floats; a second push while
    it floats moves it (hand-guiding: joint 2 yields in the push's direction by more than 0.02 rad)
    and it comes to rest again; `controller.set computed_torque` then holds it where it is (within
    5 mrad over 0.5 s).
@@ -124,6 +125,19 @@ def check_float(rig, c, hits):
     check(st["controller"] == "gravity_comp" and st["state"] == "holding",
           "after float: controller %s, state %s" % (st["controller"], st["state"]))
     check(wait_rest(c, 3.0) is not None, "the floating arm did not come to rest after the push")
+    # a reload may not take the float's damping away (on_fault and the reaction no longer
+    # needing it, the loader alone would accept damping = 0)
+    undamp = os.path.join(rig.dropin_dir, "30-undamp.ini")
+    with open(undamp, "w") as f:
+        f.write("[safety]\non_fault = torque_off\ncollision_reaction = stop\n"
+                "[joint j2]\ndamping = 0\n")
+    m = c.call_full("reload")
+    os.unlink(undamp)
+    err = m.get("error") or {}
+    print("reload with damping 0 while floating: %s" % err)
+    check(err.get("code") == "bad_state" and "damping" in err.get("message", ""),
+          "a reload setting damping 0 while floating was not refused: %s" % m)
+    check(c.call("status")["controller"] == "gravity_comp", "the refused reload ended the float")
     # hand-guiding: a push while it floats moves it, and it comes to rest again
     wait_sim(rig, GUIDE_AT - 0.3, "the push while floating")
     q_before = c.call("status")["q"]
