@@ -272,7 +272,7 @@ static void apply_driver(cfg_ctx *c, armd_config *cfg)
     }
 }
 
-/* [socket]: path (default /run/armd/NAME.sock), octal mode, group, client limit, and the
+/* [socket]: path (default /run/armd/NAME/armd.sock), octal mode, group, client limit, and the
  * times after which a client that stopped reading or says nothing is dropped. */
 static void apply_socket(cfg_ctx *c, armd_config *cfg)
 {
@@ -352,5 +352,6 @@ void cfg_apply_arm(cfg_ctx *c, armd_config *cfg)
     apply_socket(c, cfg);
     apply_rest(c, cfg);
     if (!cfg->socket.path[0] && cfg_valid_name(cfg->name))
-        snprintf(cfg->socket.path, sizeof(cfg->socket.path), "/run/armd/%s.sock", cfg->name);
+        snprintf(cfg->socket.path, sizeof(cfg->socket.path), "/run/armd/%s/armd.sock",
+                 cfg->name); /* where armd@NAME has it, and armctl --arm NAME looks */
 }

@@ -318,6 +318,26 @@ bool api_socket_in_use(const char *path)
     return r == 0;
 }
 
+/* Creates the socket's directory (mode 0755) when it is missing and its parent exists: the
+ * default /run/armd/NAME/armd.sock of an armd started by hand (under systemd the unit's
+ * RuntimeDirectory made it). Only that one level, never a whole tree. */
+static int make_socket_dir(const char *path, char *err, size_t err_len)
+{
+    char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = 0;
+    struct stat st;
+    if (stat(dir, &st) == 0) return 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create the socket's directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (chmod(dir, 0755) != 0) log_warn("api: chmod 0755 %s: %s", dir, strerror(errno));
+    return 0;
+}
+
 /* Removes a stale socket file at path; fails if it is not a socket or a server answers. */
 static int remove_stale_socket(const char *path, char *err, size_t err_len)
 {
@@ -345,6 +365,7 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
         snprintf(err, err_len, "socket path too long (max 107 bytes): %s", opt->path);
         return NULL;
     }
+    if (make_socket_dir(opt->path, err, err_len) != 0) return NULL;
     if (remove_stale_socket(opt->path, err, err_len) != 0) return NULL;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {

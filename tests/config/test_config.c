@@ -77,7 +77,7 @@ static void test_planar2_loads(void **state)
     assert_true(fabs(cfg.joint[0].lower + M_PI) < 1e-12);
     assert_int_equal(cfg.driver.type, DRIVER_ARMLINK);
     assert_int_equal(cfg.socket.mode, 0660);
-    assert_string_equal(cfg.socket.path, "/run/armd/planar2.sock");
+    assert_string_equal(cfg.socket.path, "/run/armd/planar2/armd.sock");
     /* [safety] damping = 2 applies to both joints */
     assert_true(cfg.joint[0].damping == 2 && cfg.joint[1].damping == 2);
     assert_int_equal(cfg.safety.on_fault, ON_FAULT_DAMP);

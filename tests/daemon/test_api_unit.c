@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -70,6 +71,39 @@ static int setup_short_timeouts(void **state)
     int r = setup(state);
     opt_idle_timeout = opt_stall_timeout = 0;
     return r;
+}
+
+/* The default socket /run/armd/NAME/armd.sock of an armd started by hand: a missing last
+ * directory is made (0755), a missing grandparent is an error naming the directory. */
+static void test_socket_dir_made(void **state)
+{
+    (void)state;
+    char dir[64], path[108];
+    snprintf(dir, sizeof dir, "/tmp/armd-test-api-dir-%d", (int)getpid());
+    snprintf(path, sizeof path, "%s/arm0/armd.sock", dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    fake_init(2, 1000);
+    struct ev_loop *l = ev_loop_new(0);
+    api_options o = {.path = path, .mode = 0600, .group = "", .max_clients = 4, .version = "test"};
+    char err[256] = "";
+    api_server *s = api_open(l, &fake, &o, err, sizeof err);
+    assert_non_null(s);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    char sub[80];
+    snprintf(sub, sizeof sub, "%s/arm0", dir);
+    assert_int_equal(stat(sub, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    api_close(s);
+    snprintf(path, sizeof path, "%s/no/such/armd.sock", dir);
+    assert_null(api_open(l, &fake, &o, err, sizeof err));
+    assert_non_null(strstr(err, "cannot create the socket's directory"));
+    assert_non_null(strstr(err, "/no/such"));
+    ev_loop_destroy(l);
+    fake_close();
+    rmdir(sub);
+    rmdir(dir);
 }
 
 static int teardown(void **state)
@@ -458,6 +492,7 @@ static void test_stalled_reader_dropped_after_stall_timeout(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_socket_dir_made),
         cmocka_unit_test_setup_teardown(test_info_and_status, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_client_closed_subscriber_kept,
                                         setup_short_timeouts, teardown),
