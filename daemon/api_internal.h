@@ -127,6 +127,10 @@ void api_telemetry_drain(struct api_server *s);
 /* Marks a client (un)subscribed; rate_hz <= 0 unsubscribes, else it is clamped to [1, the loop
  * rate]. Returns the effective rate (the loop rate over an integer decimation). */
 double api_telemetry_subscribe(api_client *cl, double rate_hz);
+/* The clocks of control time t [s]: *mono its CLOCK_MONOTONIC time [s], *wall its
+ * CLOCK_REALTIME time [s since the epoch] (the realtime clock's present offset from the
+ * monotonic one applied: a clock step moves later stamps, never the monotonic ones). */
+void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 
 /* JSON helpers (api_methods.c). A vector of n doubles; non-finite values become null. */
 json_t *api_json_vector(const double *v, int n);

@@ -244,6 +244,10 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
         api_json_vector(st.tau, n), "q_des", api_json_vector(st.q_des, n), "qd_des",
         api_json_vector(st.qd_des, n), "error", api_json_vector(st.error, n), "trajectory", traj,
         "loop", loop, "collision", coll, "clients", x->srv->n_clients);
+    double mono, wall;
+    api_clock_stamps(x->c, st.time, &mono, &wall);
+    json_object_set_new(*result, "mono", json_real(mono));
+    json_object_set_new(*result, "wall", json_real(wall));
     return 0;
 }
 

@@ -79,6 +79,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     c->params[1] = c->params[0];
     c->lims[0] = c->lims[1] = c->lim;
     atomic_init(&c->params_active, 0);
+    atomic_init(&c->t0_ns, ctl_mono_ns());
     c->data = dyn_data_create(model);
     bool ok = c->data != NULL;
     ok = ok && hf_mailbox_init(&c->cmds, sizeof(ctl_cmd), N_MAILBOX) == 0;
@@ -247,6 +248,11 @@ bool ctl_stalled(ctl *c, double max_seconds)
 }
 
 /* ========================================================================== readers */
+
+double ctl_mono_of(ctl *c, double t)
+{
+    return (double)atomic_load_explicit(&c->t0_ns, memory_order_acquire) * 1e-9 + t;
+}
 
 /* The last published status plus the timing quantiles [us] read from the histograms. */
 void ctl_status_get(ctl *c, ctl_status *out)

@@ -219,6 +219,10 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
  * two ticks; the counters (ticks, overruns, ...) keep counting. */
 int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
+/* The CLOCK_MONOTONIC time [s] of control time t [s] (the `time` of status, samples and events,
+ * 0 at the control thread's first tick deadline), to join armd's records with other clocks. */
+double ctl_mono_of(ctl *c, double t);
+
 /* Snapshot of everything `status` reports. */
 void ctl_status_get(ctl *c, ctl_status *out);
 /* The running configuration (main thread's copy; valid until the next successful reload). */

@@ -210,6 +210,9 @@ struct ctl {
     traj_plan plans[N_PLANS];
     _Atomic int plan_owner[N_PLANS]; /* 0 = main thread, 1 = control thread */
     _Atomic uint64_t ticks;
+    /* CLOCK_MONOTONIC [ns] of control time 0 (the first tick's deadline; ctl_create's moment
+     * until the thread runs): written once by the control thread at its start */
+    _Atomic int64_t t0_ns;
     /* control thread */
     ctl_rt rt;
 };

@@ -424,6 +424,7 @@ void *ctl_thread_main(void *arg)
     rt_prefault_stack(128 * 1024);
     while (!atomic_load_explicit(&c->go, memory_order_acquire)) ctl_nap_100us();
     int64_t start = ctl_mono_ns(), next = start;
+    atomic_store_explicit(&c->t0_ns, start, memory_order_release);
     while (!atomic_load_explicit(&c->stop_request, memory_order_acquire)) {
         next += c->period_ns;
         struct timespec ts = {(time_t)(next / 1000000000), (long)(next % 1000000000)};

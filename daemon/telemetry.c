@@ -1,11 +1,13 @@
 /*
  * telemetry.c — fans the control thread's samples and events out to subscribed clients:
- * "telemetry" notifications (time [s], q, qd, tau, q_des, state) decimated from the loop rate,
- * and "state", "fault", "trajectory_done" events to every subscriber.
+ * "telemetry" notifications (time [s], mono and wall clock stamps, q, qd, tau, q_des, qd_des,
+ * ext, state) decimated from the loop rate, and "state", "fault", "trajectory_done",
+ * "collision" events (time, mono, wall) to every subscriber.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "daemon/api_internal.h"
 
@@ -31,6 +33,17 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz)
     return loop_hz / cl->decimation;
 }
 
+void api_clock_stamps(ctl *c, double t, double *mono, double *wall)
+{
+    struct timespec m, w;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    clock_gettime(CLOCK_REALTIME, &w);
+    *mono = ctl_mono_of(c, t);
+    double now_m = (double)m.tv_sec + (double)m.tv_nsec * 1e-9;
+    double now_w = (double)w.tv_sec + (double)w.tv_nsec * 1e-9;
+    *wall = now_w - (now_m - *mono);
+}
+
 /* Appends ",\"key\":[v0,v1,...]" to buf at *o; values with 9 significant digits. */
 static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const double *v, int n)
 {
@@ -46,12 +59,15 @@ static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const 
 }
 
 /* Formats one telemetry notification line; returns its length (0 if it did not fit). */
-static size_t format_sample(const ctl_sample *sm, int n, char *buf, size_t cap)
+static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size_t cap)
 {
+    double mono, wall;
+    api_clock_stamps(c, sm->time, &mono, &wall);
     size_t o = (size_t)snprintf(buf, cap,
                                 "{\"method\":\"telemetry\",\"params\":{\"tick\":%llu,\"time\":%.9g,"
-                                "\"state\":\"%s\"",
-                                (unsigned long long)sm->tick, sm->time, ctl_state_name(sm->state));
+                                "\"mono\":%.6f,\"wall\":%.6f,\"state\":\"%s\"",
+                                (unsigned long long)sm->tick, sm->time, mono, wall,
+                                ctl_state_name(sm->state));
     put_vector(buf, cap, &o, "q", sm->q, n);
     put_vector(buf, cap, &o, "qd", sm->qd, n);
     put_vector(buf, cap, &o, "tau", sm->tau, n);
@@ -101,6 +117,11 @@ void api_telemetry_drain(api_server *s)
         for (int i = 0; i < k && s->n_subscribers > 0; i++) {
             json_t *msg = event_json(&s->events[i], ctl_config(s->c));
             if (!msg) continue;
+            double mono, wall;
+            api_clock_stamps(s->c, s->events[i].time, &mono, &wall);
+            json_t *params = json_object_get(msg, "params");
+            json_object_set_new(params, "mono", json_real(mono));
+            json_object_set_new(params, "wall", json_real(wall));
             for (api_client *cl = s->clients; cl; cl = cl->next)
                 if (cl->subscribed && !cl->dead) api_client_send_json(cl, msg);
             json_decref(msg);
@@ -117,7 +138,7 @@ void api_telemetry_drain(api_server *s)
             size_t len = 0;
             for (api_client *cl = s->clients; cl; cl = cl->next) {
                 if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;
-                if (len == 0) len = format_sample(sm, n, line, sizeof line);
+                if (len == 0) len = format_sample(s->c, sm, n, line, sizeof line);
                 if (len) api_client_send(cl, line, len);
             }
         }

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Integration: armctl against a real armd + armsim. Human output names the joints, --json is
 parseable, commands move the arm, errors exit non-zero with the daemon's message, usage errors
-exit 2, record writes a CSV."""
+exit 2, record writes a CSV (with the mono and wall clocks)."""
 import csv
+import datetime
 import json
 import os
 import subprocess
+import time
 
 from test_api_lib import Rig, check, run
 
@@ -62,6 +64,7 @@ def main(args):
             f.write("1.0," + ",".join("%.6f" % x for x in mid) + "\n")
             f.write("2.0," + ",".join("%.6f" % x for x in q0) + "\n")
         rec_path = os.path.join(rig.dir, "rec.csv")
+        t_rec = time.monotonic()
         rec = subprocess.Popen([args.armctl, "-s", rig.sock, "record", rec_path, "--seconds", "3",
                                 "--rate", "100"], stderr=subprocess.PIPE, text=True)
         out = armctl(rig, "send", path).stdout
@@ -72,8 +75,22 @@ def main(args):
         rows = list(csv.reader(open(rec_path)))
         check(rows[0][0] == "t" and "q_j1" in rows[0] and "tau_j6" in rows[0] and "q_des_j3" in rows[0],
               "record header: %s" % rows[0])
-        check(len(rows[0]) == 1 + 5 * n and "ext_j2" in rows[0], "record has %d columns: %s" %
-              (len(rows[0]), rows[0]))
+        check(len(rows[0]) == 3 + 5 * n and "ext_j2" in rows[0] and rows[0][-2:] == ["mono", "wall"],
+              "record has %d columns: %s" % (len(rows[0]), rows[0]))
+        # the clocks: mono is this machine's CLOCK_MONOTONIC (Python's time.monotonic), wall
+        # the realtime clock in ISO 8601 UTC, both of the sample's tick (not when written)
+        mono = [float(r[-2]) for r in rows[1:]]
+        wall = [datetime.datetime.strptime(r[-1], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+            tzinfo=datetime.timezone.utc).timestamp() for r in rows[1:]]
+        offset = time.time() - time.monotonic()
+        check(all(b > a for a, b in zip(mono, mono[1:])), "record: mono not increasing")
+        check(t_rec - 1 <= mono[0] and mono[-1] <= time.monotonic(),
+              "record: mono %.3f .. %.3f outside the recording's %.3f .. %.3f" %
+              (mono[0], mono[-1], t_rec, time.monotonic()))
+        check(max(abs(w - m - offset) for w, m in zip(wall, mono)) < 0.5,
+              "record: wall - mono differs from the realtime clock's offset by more than 0.5 s")
+        check(all(abs((float(r[0]) - float(rows[1][0])) - (m - mono[0])) < 1e-5
+                  for r, m in zip(rows[1:], mono)), "record: mono - t not constant")
         check(250 <= len(rows) - 1 <= 320, "record at 100 Hz for 3 s wrote %d rows" % (len(rows) - 1))
         print("record: %d rows" % (len(rows) - 1))
 

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -202,6 +203,50 @@ static void test_info_and_status(void **state)
     assert_true(json_is_null(json_array_get(json_object_get(res, "q"), 1))); /* NaN -> null */
     assert_float_equal(json_number_value(json_array_get(json_object_get(res, "q"), 0)), 0.5, 1e-12);
     json_decref(r);
+    close(fd);
+}
+
+/* The present CLOCK_REALTIME - CLOCK_MONOTONIC offset [s]. */
+static double realtime_offset(void)
+{
+    struct timespec m, w;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    clock_gettime(CLOCK_REALTIME, &w);
+    return (double)(w.tv_sec - m.tv_sec) + (double)(w.tv_nsec - m.tv_nsec) * 1e-9;
+}
+
+/* status and telemetry carry mono = the control time's CLOCK_MONOTONIC time (the fake's time 0
+ * is 1000 s) and wall = mono + the realtime clock's offset. */
+static void test_clock_stamps(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"status\"}");
+    json_t *res = json_object_get(r, "result");
+    double t = json_number_value(json_object_get(res, "time"));
+    double mono = json_number_value(json_object_get(res, "mono"));
+    double wall = json_number_value(json_object_get(res, "wall"));
+    assert_float_equal(mono, 1000.0 + t, 1e-9);
+    assert_float_equal(wall - mono, realtime_offset(), 0.5);
+    json_decref(r);
+    r = request(fd, "{\"id\": 2, \"method\": \"subscribe\", \"params\": {\"rate_hz\": 1000}}");
+    json_decref(r);
+    int seen = 0;
+    for (int i = 0; i < 50 && seen < 3; i++) {
+        api_telemetry_drain(srv);
+        json_t *m = read_line(fd);
+        assert_non_null(m);
+        json_t *p = json_object_get(m, "params");
+        if (strcmp(json_string_value(json_object_get(m, "method")), "telemetry") == 0) {
+            t = json_number_value(json_object_get(p, "time"));
+            assert_float_equal(json_number_value(json_object_get(p, "mono")), 1000.0 + t, 1e-6);
+            assert_float_equal(json_number_value(json_object_get(p, "wall")) - 1000.0 - t,
+                               realtime_offset(), 0.5);
+            seen++;
+        }
+        json_decref(m);
+    }
+    assert_int_equal(seen, 3);
     close(fd);
 }
 
@@ -494,6 +539,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_socket_dir_made),
         cmocka_unit_test_setup_teardown(test_info_and_status, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clock_stamps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_idle_client_closed_subscriber_kept,
                                         setup_short_timeouts, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_reader_dropped_after_stall_timeout,

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tools/armctl/armctl.h"
@@ -105,6 +106,24 @@ typedef struct {
     long rows;
 } record_ctx;
 
+/* Writes wall [s since the epoch] as ISO 8601 UTC with microseconds
+ * (2026-11-25T08:15:03.123456Z); a non-finite or unrepresentable time as an empty field. */
+static void put_iso8601(FILE *out, double wall)
+{
+    if (!(fabs(wall) < 1e15)) return;
+    double whole = floor(wall);
+    time_t s = (time_t)whole;
+    long us = lround((wall - whole) * 1e6);
+    if (us >= 1000000) {
+        s++;
+        us -= 1000000;
+    }
+    struct tm tm;
+    char text[40];
+    if (!gmtime_r(&s, &tm) || !strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm)) return;
+    fprintf(out, "%s.%06ldZ", text, us);
+}
+
 /* record: one CSV row per telemetry sample until `seconds` have passed; events to stderr. */
 static bool record_message(json_t *m, const char *method, void *ctx)
 {
@@ -118,6 +137,8 @@ static bool record_message(json_t *m, const char *method, void *ctx)
         for (int g = 0; g < N_GROUPS; g++)
             for (int i = 0; i < r->a.n; i++)
                 fprintf(r->out, ",%.9g", vec_at(p, record_groups[g], i));
+        fprintf(r->out, ",%.6f,", num(json_object_get(p, "mono")));
+        put_iso8601(r->out, num(json_object_get(p, "wall")));
         fprintf(r->out, "\n");
         r->rows++;
     } else if (method && !opt_json) {
@@ -127,7 +148,8 @@ static bool record_message(json_t *m, const char *method, void *ctx)
 }
 
 /* record FILE.csv --seconds N [--rate HZ]: t, then q, q_des, qd, tau, ext (the collision
- * observer's external torque) per joint (SI units). */
+ * observer's external torque) per joint (SI units), then mono (CLOCK_MONOTONIC [s]) and wall
+ * (ISO 8601 UTC): the clocks to join the recording with other data. */
 int cmd_record(armctl_conn *c, int argc, char **argv)
 {
     const char *file = NULL;
@@ -156,7 +178,7 @@ int cmd_record(armctl_conn *c, int argc, char **argv)
     fprintf(r.out, "t");
     for (int g = 0; g < N_GROUPS; g++)
         for (int i = 0; i < r.a.n; i++) fprintf(r.out, ",%s_%s", record_groups[g], r.a.name[i]);
-    fprintf(r.out, "\n");
+    fprintf(r.out, ",mono,wall\n");
     if (!subscribe(c, rate)) {
         if (r.out != stdout) fclose(r.out);
         return 1;

@@ -300,7 +300,8 @@ static void *physics_thread(void *arg)
     double wall_force = contact_wall_torque(&p->contact, p->model, p->data, p->q, p->qd, ext);
     double tool[12];
     dyn_fk(p->model, p->data, p->q, NULL, tool);
-    truth_push(p->truth, 0.0, p->q, p->qd, tau, ext, wall_force, tool);
+    const double mono0 = (double)p->start_ns * 1e-9; /* CLOCK_MONOTONIC of t = 0 [s] */
+    truth_push(p->truth, 0.0, mono0, p->q, p->qd, tau, ext, wall_force, tool);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
@@ -323,7 +324,7 @@ static void *physics_thread(void *arg)
             k++;
             double t = (double)(t_ns + p->dt_ns) * 1e-9;
             if (p->truth) dyn_fk(p->model, p->data, p->q, NULL, tool);
-            truth_push(p->truth, t, p->q, p->qd, tau, ext, wall_force, tool);
+            truth_push(p->truth, t, mono0 + t, p->q, p->qd, tau, ext, wall_force, tool);
             publish(p, t, tau, tau_act);
         }
         pthread_mutex_lock(&p->lock);

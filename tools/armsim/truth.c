@@ -18,7 +18,7 @@
 struct truth_log {
     FILE *f;
     int n, decimate, count;
-    size_t rec; /* doubles per record: 1 + 4n + 4 (t, q, qd, tau, ext, wall_force, tool) */
+    size_t rec; /* doubles per record: 1 + 4n + 5 (t, q, qd, tau, ext, wall_force, tool, mono) */
     double *ring;
     _Atomic uint64_t head, tail; /* head: next slot to write, tail: next slot to read */
     _Atomic bool stop;
@@ -34,7 +34,8 @@ static void drain(truth_log *t)
     while (tail != head) {
         const double *r = t->ring + (tail & (TRUTH_RING - 1)) * t->rec;
         fprintf(t->f, "%.7f", r[0]);
-        for (size_t i = 1; i < t->rec; i++) fprintf(t->f, ",%.10g", r[i]);
+        for (size_t i = 1; i + 1 < t->rec; i++) fprintf(t->f, ",%.10g", r[i]);
+        fprintf(t->f, ",%.9f", r[t->rec - 1]); /* mono: ns over days of uptime */
         fputc('\n', t->f);
         tail++;
         atomic_store_explicit(&t->tail, tail, memory_order_release);
@@ -63,7 +64,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     }
     t->n = n;
     t->decimate = decimate > 0 ? decimate : 1;
-    t->rec = 5 + 4 * (size_t)n;
+    t->rec = 6 + 4 * (size_t)n;
     t->ring = malloc(TRUTH_RING * t->rec * sizeof(double));
     t->f = fopen(path, "w");
     if (!t->ring || !t->f) {
@@ -79,7 +80,7 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     for (int i = 1; i <= n; i++) fprintf(t->f, ",qd%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",tau%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",ext%d", i);
-    fputs(",wall_force,tool_x,tool_y,tool_z\n", t->f);
+    fputs(",wall_force,tool_x,tool_y,tool_z,mono\n", t->f);
     if (pthread_create(&t->thread, NULL, writer, t) != 0) {
         snprintf(err, errlen, "--truth: cannot start the writer thread");
         fclose(t->f);
@@ -90,8 +91,8 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     return t;
 }
 
-void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau,
-                const double *ext, double wall_force, const double *tool)
+void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
+                const double *tau, const double *ext, double wall_force, const double *tool)
 {
     if (!t) return;
     if (t->count++ % t->decimate != 0) return;
@@ -109,6 +110,7 @@ void truth_push(truth_log *t, double time, const double *q, const double *qd, co
     memcpy(r + 1 + 3 * t->n, ext, (size_t)t->n * sizeof(double));
     r[1 + 4 * t->n] = wall_force;
     for (int i = 0; i < 3; i++) r[2 + 4 * t->n + i] = tool[4 * i + 3];
+    r[5 + 4 * t->n] = mono;
     atomic_store_explicit(&t->head, head + 1, memory_order_release);
 }
 

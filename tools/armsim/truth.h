@@ -1,6 +1,6 @@
 /*
  * truth.h — the ground-truth CSV, one line per physics step (or every Nth) under the header
- * "t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,tool_x,tool_y,tool_z":
+ * "t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,tool_x,tool_y,tool_z,mono":
  *   t           true time [s] since start, at the end of the step;
  *   q, qd       true joint state after the step [rad|m, rad/s|m/s];
  *   tau         the motor torque applied during the step [N m|N];
@@ -9,7 +9,9 @@
  *               sign as tau (the environment's torque on the arm); 0 without contact;
  *   wall_force  |F| of the --wall on the tool point [N], the same mean; 0 outside the wall or
  *               without one;
- *   tool_x, tool_y, tool_z  the tool point after the step, base frame [m].
+ *   tool_x, tool_y, tool_z  the tool point after the step, base frame [m];
+ *   mono        the CLOCK_MONOTONIC time [s] the row's t stands for (armsim's start + t): the
+ *               clock of armd's `mono`, so the two join without fitting an offset.
  * The first row (t = 0) is the initial state, with tau = 0, no push, and the wall at q0.
  * Readers should find columns by their header names: columns may be added at the end.
  *
@@ -27,11 +29,11 @@ typedef struct truth_log truth_log;
 /* Creates PATH (truncating), writes the header and starts the writer thread. NULL with err on
  * failure. */
 truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t errlen);
-/* Real-time side: queues one record (every decimate-th call), the columns above (q, qd, tau,
+/* Real-time side: queues one record (every decimate-th call), the columns above (time = t,
  * ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p]). Never blocks; when
  * the ring is full the record is counted as lost. */
-void truth_push(truth_log *t, double time, const double *q, const double *qd, const double *tau,
-                const double *ext, double wall_force, const double *tool);
+void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
+                const double *tau, const double *ext, double wall_force, const double *tool);
 /* Drains the ring, flushes, closes the file and joins the writer. Returns records lost. */
 uint64_t truth_close(truth_log *t);
 
