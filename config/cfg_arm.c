@@ -19,6 +19,8 @@ static const char *const arm_keys[] = {"name",
                                        "velocity_source",
                                        "velocity_filter_hz",
                                        "friction_smoothing",
+                                       "coulomb_velocity",
+                                       "coulomb_width",
                                        NULL};
 static const char *const driver_keys[] = {"type",
                                           "port",
@@ -177,6 +179,10 @@ static void apply_arm(cfg_ctx *c, armd_config *cfg)
     }
     cfg_get_num(c, s, "friction_smoothing", false, R(0, 100), "rad/s",
                 &cfg->model.friction_smoothing);
+    static const char *const coulomb_sources[] = {"desired", "measured", NULL};
+    if (cfg_get_enum(c, s, "coulomb_velocity", false, coulomb_sources, &v))
+        cfg->coulomb_velocity = v;
+    cfg_get_num(c, s, "coulomb_width", false, R(0, 100), "rad/s", &cfg->coulomb_width);
 }
 
 /* Marks a protocol-specific key of the other driver type as an error. */

@@ -10,6 +10,8 @@ static void set_defaults(armd_config *cfg)
     memset(cfg, 0, sizeof(*cfg));
     cfg->controller = CTRL_COMPUTED_TORQUE;
     cfg->velocity_source = VELOCITY_DEVICE;
+    cfg->coulomb_velocity = COULOMB_DESIRED;
+    cfg->coulomb_width = 0.01;
     cfg->model.gravity[2] = -9.81;
     cfg->driver.baud = 1000000;
     cfg->driver.timeout_us = 1000;

@@ -27,6 +27,8 @@ typedef enum {
 typedef enum { DRIVER_DXL2 = 0, DRIVER_ARMLINK = 1 } cfg_driver_type;
 typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
 typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
+/* The velocity whose sign the controller's Coulomb friction term takes. */
+typedef enum { COULOMB_DESIRED = 0, COULOMB_MEASURED = 1 } cfg_coulomb_velocity;
 typedef enum { COLLISION_OFF = 0, COLLISION_DETECT = 1, COLLISION_REACT = 2 } cfg_collision;
 typedef enum {
     REACT_STOP = 0,    /* trajectory cancelled, hold the present position */
@@ -121,6 +123,11 @@ typedef struct {
     cfg_controller controller;
     cfg_velocity_source velocity_source;
     double velocity_filter_hz; /* low-pass for differentiated velocity, 0 = none */
+    /* computed torque's Coulomb friction: at the desired velocity (blended to the measured one
+     * where the two agree in sign), smoothed over |v| < coulomb_width [rad/s|m/s]; or at the
+     * measured velocity with the model's friction_smoothing */
+    cfg_coulomb_velocity coulomb_velocity;
+    double coulomb_width;
     cfg_driver driver;
     cfg_socket socket;
     cfg_realtime realtime;

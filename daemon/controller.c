@@ -37,6 +37,8 @@ void law_params_from_config(law_params *p, const armd_config *cfg)
     p->trajectory = cfg->trajectory;
     p->velocity_source = cfg->velocity_source;
     p->velocity_filter_hz = cfg->velocity_filter_hz;
+    p->coulomb_velocity = cfg->coulomb_velocity;
+    p->coulomb_width = cfg->coulomb_width;
 }
 
 void law_reset(law_state *s, int n)
@@ -57,12 +59,23 @@ static void integrate(const law_params *p, const double *e, double dt, law_state
     }
 }
 
+/* The velocity whose sign computed torque's Coulomb term takes [rad/s|m/s]: the desired one,
+ * which turns through a reversal on the plan's schedule while the arm sticks and its measured
+ * velocity hangs about zero (the measured one flips the term only once the arm has broken
+ * free: the reversal's error peak), and which is 0 while holding, so no Coulomb push cycles the
+ * arm about its set point; but where the arm moves the desired way faster than desired, the
+ * measured one: the friction acting then is the arm's own, fully developed. */
+static double coulomb_sign_velocity(double qd, double qd_des)
+{
+    return qd * qd_des > 0 && fabs(qd) > fabs(qd_des) ? qd : qd_des;
+}
+
 void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,
                  const double *q, const double *qd, const double *q_des, const double *qd_des,
                  const double *qdd_des, double dt, law_state *s, double *tau)
 {
     int n = p->n;
-    double e[CFG_MAX_JOINTS] = {0}, aux[CFG_MAX_JOINTS] = {0};
+    double e[CFG_MAX_JOINTS] = {0}, aux[CFG_MAX_JOINTS] = {0}, v[CFG_MAX_JOINTS];
     for (int j = 0; j < n; j++) e[j] = q_des[j] - q[j];
     switch (law) {
     case CTRL_COMPUTED_TORQUE:
@@ -70,7 +83,14 @@ void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dy
         for (int j = 0; j < n; j++)
             aux[j] = qdd_des[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->kp[j] * e[j] +
                      p->ki[j] * s->integral[j];
-        dyn_rnea(m, d, q, qd, aux, NULL, DYN_ALL, tau);
+        if (p->coulomb_velocity == COULOMB_MEASURED) {
+            dyn_rnea(m, d, q, qd, aux, NULL, DYN_ALL, tau);
+            break;
+        }
+        dyn_rnea(m, d, q, qd, aux, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
+        for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
+        dyn_friction_at(m, qd, v, p->coulomb_width, aux);
+        for (int j = 0; j < n; j++) tau[j] += aux[j];
         break;
     case CTRL_PD_GRAVITY:
         integrate(p, e, dt, s);

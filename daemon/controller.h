@@ -27,6 +27,8 @@ typedef struct {
     cfg_trajectory trajectory;
     cfg_velocity_source velocity_source;
     double velocity_filter_hz;
+    cfg_coulomb_velocity coulomb_velocity; /* computed torque's Coulomb term ... */
+    double coulomb_width;                  /* ... and its blend width [rad/s|m/s] */
 } law_params;
 
 /* Per-run controller memory: the error integral [rad s] and the last commanded torque. */
@@ -41,8 +43,11 @@ void law_reset(law_state *s, int n); /* integral and previous torque to zero */
 /* The control torque before limits [N m|N], from measured q, qd and desired q_des, qd_des,
  * qdd_des, over a tick of dt [s]:
  *   computed_torque: e = q_des - q, I += e dt (|I| <= i_limit),
- *                    tau = RNEA(q, qd, qdd_des + Kd (qd_des - qd) + Kp e + Ki I) with gravity,
- *                    armature and friction (one dyn_rnea call);
+ *                    tau = RNEA(q, qd, qdd_des + Kd (qd_des - qd) + Kp e + Ki I) with gravity
+ *                    and armature (one dyn_rnea call) + friction: with coulomb_velocity =
+ *                    desired, viscous qd + Coulomb(v) blended over |v| < coulomb_width, v =
+ *                    qd_des (qd where it has qd_des's sign and is faster); with measured, the
+ *                    model's friction at qd;
  *   pd_gravity:      tau = Kp e + Kd (qd_des - qd) + Ki I + G(q);
  *   gravity_comp:    tau = G(q) + friction(qd). */
 void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,

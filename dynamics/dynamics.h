@@ -117,6 +117,13 @@ void dyn_inertia_torque(const dyn_model *m, dyn_data *d, const double *q, const 
 void dyn_wrench_torque(const dyn_model *m, dyn_data *d, const double *q, const double *wrench,
                        double *tau); /* J^T w */
 void dyn_friction(const dyn_model *m, const double *qd, double *tau);
+/* Friction with its two parts at two velocities: viscous * qd_v plus the Coulomb torque at
+ * qd_c, blended over |qd_c| < eps as dyn_friction blends it over the model's
+ * friction_smoothing (eps = 0: the hard step, 0 at qd_c = 0). A controller feeds Coulomb
+ * friction forward at the desired velocity this way, where the measured one would flip it with
+ * every sticking reversal. */
+void dyn_friction_at(const dyn_model *m, const double *qd_v, const double *qd_c, double eps,
+                     double *tau);
 
 /* Generalized momentum p = H(q) qd (+ armature qd when flags has DYN_ARMATURE) and C(q,qd)^T qd
  * for the Christoffel factorisation (dH/dt = C + C^T), both in O(n) from one recursion without

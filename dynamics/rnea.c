@@ -142,6 +142,13 @@ void dyn_friction(const dyn_model *m, const double *qd, double *tau)
         tau[i] = m->j[i].viscous * qd[i] + coulomb(&m->j[i], qd[i], m->friction_smoothing);
 }
 
+void dyn_friction_at(const dyn_model *m, const double *qd_v, const double *qd_c, double eps,
+                     double *tau)
+{
+    for (int i = 0; i < m->n; i++)
+        tau[i] = m->j[i].viscous * qd_v[i] + coulomb(&m->j[i], qd_c[i], eps);
+}
+
 /* Full inverse dynamics: RNEA core plus armature*qdd and friction as flagged. */
 void dyn_rnea(const dyn_model *m, dyn_data *d, const double *q, const double *qd, const double *qdd,
               const double *wrench, unsigned flags, double *tau)

@@ -254,6 +254,12 @@ static void test_each_error_message(void **state)
          false},
         {"rate_hz = 100", "rate_hz = 5000",
          "t.ini:3: [arm] rate_hz: 5000 is out of range: must be 60 to 4000 Hz", 1, 0, false},
+        {"rate_hz = 100", "rate_hz = 100\ncoulomb_velocity = planned",
+         "t.ini:4: [arm] coulomb_velocity: expected desired or measured, got 'planned'", 1, 0,
+         false},
+        {"rate_hz = 100", "rate_hz = 100\ncoulomb_width = -0.01",
+         "t.ini:4: [arm] coulomb_width: -0.01 is out of range: must be 0 to 100 rad/s", 1, 0,
+         false},
         {"velocity = 2", "velocity = 0",
          "t.ini:19: [joint j1] velocity: 0 is out of range: must be > 0 and <= 10000 rad/s", 1, 0,
          false},
@@ -498,6 +504,15 @@ static void test_compare_live_and_restart(void **state)
     assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
     assert_string_equal(live, "[joint j1] upper, [joint j1] kp");
     assert_string_equal(restart, "");
+    /* the controller's Coulomb term: live, default desired over 0.01 rad/s */
+    assert_int_equal(cfg.coulomb_velocity, COULOMB_DESIRED);
+    assert_true(cfg.coulomb_width == 0.01);
+    const char *f5[] = {"rate_hz = 100"};
+    const char *t5[] = {"rate_hz = 100\ncoulomb_velocity = measured\ncoulomb_width = 0.02"};
+    load_variant(&cfg2, 1, f5, t5);
+    assert_int_equal(cfg2.coulomb_velocity, COULOMB_MEASURED);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
+    assert_string_equal(live, "[arm] coulomb_velocity, [arm] coulomb_width");
     /* masses and the port: restart */
     const char *f2[] = {"mass = 1", "port = /dev/null", "kd = 20"};
     const char *t2[] = {"mass = 2", "port = /dev/ttyUSB1", "kd = 25"};

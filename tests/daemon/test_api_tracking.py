@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Integration: enable holds without drift; a multi-joint trajectory on the PUMA 560 at 1 kHz is
 tracked (judged by armsim's truth: RMS and max error under stated bounds); computed_torque
-tracks clearly better than pd_gravity with the same gains. Real armd + armsim on a pty."""
+tracks clearly better than pd_gravity with the same gains; the arm then holds still (no limit
+cycle). Real armd + armsim on a pty."""
 import time
 
 from test_api_lib import (Recorder, Rig, align_offset, check, enable_clock_offset, run,
@@ -20,6 +21,10 @@ CT_MAX_MAX = 0.02
 # armd's tracking error.
 FIT_OFFSET_BASE = 0.005
 DRIFT_MAX = 0.005  # holding for 2 s after enable [rad]
+# Holding after the trajectory, from 1 s after its end (the goal check has passed): no limit
+# cycle about the goal (the Coulomb term follows the desired velocity, 0 while holding, so it
+# cannot push the arm to and fro): every |qd| below HOLD_QD_MAX [rad/s]; the error is reported.
+HOLD_QD_MAX = 0.01
 
 
 def make_points(info, q0):
@@ -107,6 +112,15 @@ def main(args):
                loop["read_us"]["p99"], loop["write_us"]["p99"]))
         check(max(rms_ct) < CT_RMS_MAX, "computed_torque RMS error %.4f over %.3f" % (max(rms_ct), CT_RMS_MAX))
         check(max(max_ct) < CT_MAX_MAX, "computed_torque max error %.4f over %.3f" % (max(max_ct), CT_MAX_MAX))
+        hold = [s for s in samples if s["time"] >= t1 + 1.0]
+        check(len(hold) >= 100, "only %d telemetry samples after the goal check" % len(hold))
+        hold_qd = max(max(abs(v) for v in s["qd"]) for s in hold)
+        hold_e = max(max(abs(a - b) for a, b in zip(s["q_des"], s["q"])) for s in hold)
+        print("holding after the move (%.2f s from 1 s after its end): max |q_des - q| %.5f rad, "
+              "max |qd| %.5f rad/s (bound %g)" % (hold[-1]["time"] - hold[0]["time"], hold_e,
+                                                   hold_qd, HOLD_QD_MAX))
+        check(hold_qd < HOLD_QD_MAX, "the arm moves while holding after the trajectory: |qd| "
+              "%.4f rad/s (a limit cycle?)" % hold_qd)
 
         # the same trajectory with pd_gravity and the same gains
         c.call("controller.set", {"name": "pd_gravity"})

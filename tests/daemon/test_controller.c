@@ -1,7 +1,8 @@
 /*
  * test_controller.c — control laws of daemon/controller.h against torques computed by hand
  * for a 2-DOF planar arm (point masses at the link tips; Craig, "Introduction to Robotics",
- * example 6.6, the same arm as seed 003), plus the torque clamp and rate limit.
+ * example 6.6, the same arm as seed 003), the Coulomb term's velocity, plus the torque clamp
+ * and rate limit.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -109,6 +110,59 @@ static void computed_torque_matches_hand(void **state)
     for (int j = 0; j < 2; j++) assert_true(fabs(tau[j] - expect[j]) < 1e-9);
 }
 
+/* Computed torque's elbow torque for measured velocity v and desired velocity v_des (positions
+ * and accelerations as above), with coulomb_velocity and coulomb_width as given. */
+static double elbow_torque(cfg_coulomb_velocity src, double width, double v, double v_des)
+{
+    law_params p = params();
+    p.coulomb_velocity = src;
+    p.coulomb_width = width;
+    law_state s;
+    law_reset(&s, 2);
+    double vel[2] = {qd[0], v}, vel_des[2] = {qd_des[0], v_des}, tau[2];
+    law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, vel, q_des, vel_des, qdd_des, 0.001, &s,
+                tau);
+    return tau[1];
+}
+
+/* The same without any Coulomb friction (the hand computation above, with viscous). */
+static double elbow_without_coulomb(double v, double v_des)
+{
+    law_params p = params();
+    double a[2], expect[2], vel[2] = {qd[0], v}, vel_des[2] = {qd_des[0], v_des};
+    for (int j = 0; j < 2; j++) {
+        double e = q_des[j] - q[j];
+        a[j] = qdd_des[j] + p.kd[j] * (vel_des[j] - vel[j]) + p.kp[j] * e + p.ki[j] * e * 0.001;
+    }
+    closed_form(q, vel, a, expect);
+    return expect[1] + VISC2 * v;
+}
+
+/* The Coulomb term follows the desired velocity (blended over coulomb_width with the cubic of
+ * dynamics.h), the measured one only where it has the desired sign and is faster; with
+ * coulomb_velocity = measured, the measured velocity's hard step (the model's smoothing 0). */
+static void coulomb_follows_the_plan(void **state)
+{
+    (void)state;
+    const struct {
+        cfg_coulomb_velocity src;
+        double width, v, v_des, coulomb; /* expected Coulomb part, in units of COUL2 */
+    } c[] = {
+        {COULOMB_MEASURED, 0.01, 0.1, -0.3, 1},            /* the arm still going the old way */
+        {COULOMB_DESIRED, 0, 0.1, -0.3, -1},               /* ... the plan has reversed already */
+        {COULOMB_DESIRED, 0.01, 0, 0.002, 0.296},          /* stuck, plan starting: x = 0.2 */
+        {COULOMB_DESIRED, 0.01, 0.05, 0, 0},               /* holding, pushed: no Coulomb push */
+        {COULOMB_DESIRED, 0.01, -0.4, -0.001, -1},         /* faster the planned way: measured */
+        {COULOMB_DESIRED, 0.01, -0.0005, -0.001, -0.1495}, /* slower the planned way: desired */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        double got = elbow_torque(c[i].src, c[i].width, c[i].v, c[i].v_des);
+        double want = elbow_without_coulomb(c[i].v, c[i].v_des) + c[i].coulomb * COUL2;
+        if (!(fabs(got - want) < 1e-9))
+            fail_msg("case %zu: elbow torque %.12g, expected %.12g", i, got, want);
+    }
+}
+
 static void pd_gravity_matches_hand(void **state)
 {
     (void)state;
@@ -184,6 +238,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(computed_torque_matches_hand),
+        cmocka_unit_test(coulomb_follows_the_plan),
         cmocka_unit_test(pd_gravity_matches_hand),
         cmocka_unit_test(gravity_comp_and_damping_match_hand),
         cmocka_unit_test(integral_is_bounded),
