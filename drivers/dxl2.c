@@ -1,7 +1,9 @@
 /*
  * dxl2.c — the Dynamixel Protocol 2.0 driver for X-series servos in current (torque) control
- * (shared/data/dynamixel-x.md). Per tick: one Sync Read (or Fast Sync Read) of 126..135
- * (present current, velocity, position) and one Sync Write of Goal Current (102).
+ * (ROBOTIS e-Manual: Protocol 2.0, emanual.robotis.com/docs/en/dxl/protocol2/, and the control
+ * tables of emanual.robotis.com/docs/en/dxl/x/xm430-w350/ and /docs/en/dxl/x/xm540-w270/).
+ * Per tick: one Sync Read (or Fast Sync Read) of 126..135 (present current, velocity,
+ * position) and one Sync Write of Goal Current (102).
  */
 #include "drivers/driver_impl.h"
 

@@ -1,6 +1,7 @@
 /*
  * dxl2_codec.c — Dynamixel Protocol 2.0 packet building and decoding (both directions).
- * Packet layout, CRC and stuffing rules: shared/data/dynamixel-x.md (ROBOTIS e-Manual).
+ * Packet layout, CRC and stuffing rules: ROBOTIS e-Manual, "Protocol 2.0",
+ * emanual.robotis.com/docs/en/dxl/protocol2/.
  */
 #include "drivers/dxl2_codec.h"
 

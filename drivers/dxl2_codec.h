@@ -1,6 +1,6 @@
 /*
  * dxl2_codec.h — Dynamixel Protocol 2.0 packets, both directions (host and servo side), for
- * X-series servos (data: shared/data/dynamixel-x.md, ROBOTIS e-Manual "Protocol 2.0").
+ * X-series servos (ROBOTIS e-Manual, "Protocol 2.0", emanual.robotis.com/docs/en/dxl/protocol2/).
  *
  * Packet:  FF FF FD 00 | ID | LEN_L LEN_H | INST | params... | CRC_L CRC_H
  *          LEN = (stuffed) params + 3; status packets have INST 0x55 and the error byte as their

@@ -106,7 +106,7 @@ static void test_puma560_loads(void **state)
         const dyn_joint_desc *j = &cfg.model.joint[i];
         const cfg_joint *c = &cfg.joint[i];
         assert_int_equal(j->form, DYN_DH_STANDARD);
-        /* joint-side drive train from the data file's motor-side values (rounded in the file) */
+        /* joint-side drive train from the published motor-side values (rounded in the file) */
         assert_true(fabs(j->armature - G[i] * G[i] * Jm[i]) < 1e-5 * fabs(G[i] * G[i] * Jm[i]));
         assert_true(fabs(j->viscous - G[i] * G[i] * B[i]) < 1e-5 * fabs(G[i] * G[i] * B[i]));
         assert_true(fabs(j->coulomb_pos - fabs(G[i]) * Tc[i][0]) < 1e-5 * fabs(G[i] * Tc[i][0]));

@@ -28,7 +28,7 @@ def number_after(out, pattern):
 
 def check_summary_numbers(out):
     """The numbers of the PUMA 560 example's summary, derived by hand from the sources:
-    - total mass = sum of the link masses in /work/shared/data/puma560.md:
+    - total mass = sum of the published link masses (config/examples/puma560.ini cites them):
       0 + 17.4 + 4.8 + 0.82 + 0.34 + 0.09 = 23.45 kg (no payload);
     - G(0) of j2 (zero pose, as tests/dynamics/test_puma.c): g (m2 x2 + m3 x3 + (m4+m5+m6) xw)
       with x2 = a2 - 0.3638 = 0.068, x3 = a2 + a3 - 0.0203 = 0.4318, xw = a2 + a3 = 0.4521:

@@ -1,6 +1,7 @@
 /*
- * test_dxl2_codec.c — Dynamixel Protocol 2.0 codec against the e-Manual's published packets
- * (shared/data/dynamixel-x.md), CRC check value, stuffing, status errors, the frame parser.
+ * test_dxl2_codec.c — Dynamixel Protocol 2.0 codec against the example packets published in
+ * the ROBOTIS e-Manual ("Protocol 2.0", emanual.robotis.com/docs/en/dxl/protocol2/), CRC check
+ * value, stuffing, status errors, the frame parser.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,9 @@
-/* puma560_desc.c — builds the PUMA 560 description (Armstrong/Khatib/Burdick via Corke,
- * shared/data/puma560.md): standard DH, armature G^2 Jm, viscous G^2 B, Coulomb |G| Tc. */
+/* puma560_desc.c — builds the PUMA 560 description from its published parameters (B. Armstrong,
+ * O. Khatib, J. Burdick, "The explicit dynamic model and inertial parameters of the PUMA 560
+ * arm", ICRA 1986, as consolidated by P. Corke, B. Armstrong-Hélouvry, "A search for consensus
+ * among model parameters reported for the PUMA 560 robot", ICRA 1994; the numbers of Corke's
+ * Robotics Toolbox, models/mdl_puma560.m): standard DH, armature G^2 Jm, viscous G^2 B,
+ * Coulomb |G| Tc. */
 #include <math.h>
 #include <string.h>
 

@@ -1,4 +1,6 @@
-/* puma560_desc.h — the PUMA 560 of shared/data/puma560.md as a dynamics description. */
+/* puma560_desc.h — the PUMA 560 with its published parameters (Armstrong, Khatib & Burdick,
+ * ICRA 1986; Corke & Armstrong-Hélouvry, ICRA 1994; see puma560_desc.c) as a dynamics
+ * description. */
 #ifndef ARMD_TESTS_PUMA560_DESC_H
 #define ARMD_TESTS_PUMA560_DESC_H
 

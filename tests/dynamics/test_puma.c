@@ -1,5 +1,5 @@
-/* test_puma.c — the PUMA 560 (shared/data/puma560.md): gravity torque at the zero pose equals
- * a hand calculation; the model loads with triangle-inequality warnings only. */
+/* test_puma.c — the PUMA 560 (published parameters, see puma560_desc.c): gravity torque at the
+ * zero pose equals a hand calculation; the model loads with triangle-inequality warnings only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

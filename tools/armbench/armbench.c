@@ -93,7 +93,7 @@ static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
     return t[reps / 2];
 }
 
-/* "--calls F N": N calls of function F (0..4, the table's rows) on the PUMA 560 and no timing,
+/* "--calls F N": N calls of function F (0..5, the table's rows) on the PUMA 560 and no timing,
  * for instruction counting (valgrind --tool=callgrind; per call = inclusive cost / N). */
 static int run_calls(int f, int calls)
 {

@@ -1,9 +1,11 @@
 /*
  * dxl2_device.c — the Dynamixel X-series servos of the arm as seen on a Protocol 2.0 bus
- * (shared/data/dynamixel-x.md): one servo per configured ID, each with a control table; Ping,
- * Read, Write, Sync Read, Fast Sync Read, Sync Write and Reboot; status packets after the Return
- * Delay Time, per servo in the order of the request; Status Return Level; Bus Watchdog; the
- * hardware alert. Current-control mode (Operating Mode 0) drives the simulated joints.
+ * (ROBOTIS e-Manual: emanual.robotis.com/docs/en/dxl/protocol2/ and the control tables of
+ * /docs/en/dxl/x/xm430-w350/ and /docs/en/dxl/x/xm540-w270/): one servo per configured ID,
+ * each with a control table; Ping, Read, Write, Sync Read, Fast Sync Read, Sync Write and
+ * Reboot; status packets after the Return Delay Time, per servo in the order of the request;
+ * Status Return Level; Bus Watchdog; the hardware alert. Current-control mode (Operating Mode 0)
+ * drives the simulated joints.
  * The servos are sized for the configured arm: Current Limit (38) covers each joint's torque
  * limit unless --current-limit sets it; Goal Current beyond it is refused (data limit error).
  */
