@@ -409,6 +409,19 @@ class EndAndTimeouts(unittest.TestCase):
             with self.assertRaises(ConnectionError):
                 next(armd.Subscription(c, 1.0, 1.0))
 
+    def test_reply_readable_after_failed_send(self):
+        """armd refusing an over-long line answers and closes while the client still sends:
+        the send raises ConnectionClosed, the answer is still read, then the end."""
+        def script(p):
+            p.conn.recv(1 << 16)
+            p.send({"id": None, "error": {"code": "line_too_long", "message": "closing"}})
+        with FakeArmd(script) as srv, armd.Client(srv.path, timeout=5) as c:
+            with self.assertRaises(armd.ConnectionClosed):
+                c.send_raw(b"[" + b"1," * (1 << 20))
+            m = c.read_message()
+            self.assertEqual(m["error"]["code"], "line_too_long")
+            self.assertIsNone(c.read_message())
+
     def test_timeout_despite_trickle(self):
         """No reply: ClientTimeout after the client's timeout, although notifications keep
         arriving; they stay queued."""

@@ -34,11 +34,10 @@ class Wire:
 
     def send(self, data: bytes) -> None:
         """Sends all of data (bounded by the socket's timeout); ConnectionClosed when armd is
-        gone."""
+        gone. What armd sent before it closed stays readable (e.g. why it closed)."""
         try:
             self.sock.sendall(data)
         except (BrokenPipeError, ConnectionResetError) as e:
-            self.closed = True
             raise ConnectionClosed("connection to armd lost while sending: %s" % e) from None
 
     def read(self, deadline: float) -> dict[str, Any] | None:
