@@ -181,7 +181,8 @@ class Framing(unittest.TestCase):
                     c.move_to([0, math.nan])
                 with self.assertRaisesRegex(armd.InvalidParams, r"points\[1\]\.q\[0\]: inf"):
                     c.trajectory([(1, [0]), (2, [math.inf])])
-                with self.assertRaisesRegex(armd.InvalidParams, r"points\[0\]\.t: expected a number"):
+                with self.assertRaisesRegex(armd.InvalidParams,
+                                            r"points\[0\]\.t: expected a number"):
                     c.trajectory([("1", [0])])
                 with self.assertRaisesRegex(armd.InvalidParams, r"mode"):
                     c.trajectory([(1, [0])], mode="merge")
@@ -478,7 +479,8 @@ class Points(unittest.TestCase):
             armd.points([1, 2], [[0, 0], [0]])
         with self.assertRaisesRegex(armd.InvalidParams, r"t\[1\]: nan is not a finite"):
             armd.points([1, float("nan")], [[0], [0]])
-        with self.assertRaisesRegex(armd.InvalidParams, r"q\[0\]\[0\]: expected a number, got bool"):
+        with self.assertRaisesRegex(armd.InvalidParams,
+                                    r"q\[0\]\[0\]: expected a number, got bool"):
             armd.points([1], [[True]])
         with self.assertRaisesRegex(armd.InvalidParams, "qdd: given without qd"):
             armd.points([1], [[0]], qdd=[[0]])

@@ -77,7 +77,8 @@ def parser() -> argparse.ArgumentParser:
     where = p.add_mutually_exclusive_group()
     where.add_argument("-s", "--socket", help="armd's socket (default: $ARMD_SOCKET, else "
                        "/run/armd/armd.sock)")
-    where.add_argument("-a", "--arm", metavar="NAME", help="the instance armd@NAME (/run/armd/NAME/armd.sock)")
+    where.add_argument("-a", "--arm", metavar="NAME",
+                       help="the instance armd@NAME (/run/armd/NAME/armd.sock)")
     p.add_argument("--json", action="store_true", help="armd's JSON instead of tables")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for armd "
                    "(default 10)")

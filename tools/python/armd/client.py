@@ -61,8 +61,8 @@ def _result(msg: dict[str, Any], method: str) -> Any:
 class Client:
     """A connection to armd. ``Client(path=None, timeout=10.0)``: path defaults to
     ``$ARMD_SOCKET``, then ``/run/armd/armd.sock``; timeout [s] bounds every call (None or
-    math.inf: no bound). A context manager (closes on exit). Raises :class:`armd.ConnectFailed` when no
-    armd answers at path.
+    math.inf: no bound). A context manager (closes on exit). Raises
+    :class:`armd.ConnectFailed` when no armd answers at path.
 
     ``max_queued`` bounds the notifications kept while nobody reads them; beyond it the oldest
     telemetry record is dropped (events are kept) and counted in ``dropped``."""

@@ -95,7 +95,8 @@ def plot(out_csv, names, png):
     for j, name in enumerate(names):
         script.append("set title '%s'" % name)
         script.append("plot '%s' every ::1 using 1:%d with lines dt 2 lw 2 title 'desired', "
-                      "'' every ::1 using 1:%d with lines title 'measured'" % (out_csv, 2 + n + j, 2 + j))
+                      "'' every ::1 using 1:%d with lines title 'measured'" %
+                      (out_csv, 2 + n + j, 2 + j))
     script.append("unset multiplot")
     r = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True,
                        capture_output=True)
