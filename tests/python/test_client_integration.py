@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Integration: the Python client (tools/python/armd) against real armd + armsim on a pty (the
 Rig of tests/daemon/test_api_lib.py): a refused trajectory while disabled (BadState), enable, a
-trajectory outside the limits (Limits, connection kept), a trajectory and a move_to each waited
-for with wait_done while a second client records them through subscribe (telemetry at the rate
-armd granted, ticks in order, the desired path through the waypoint, events moving/holding and
-the trajectory's end, a call in the middle of the stream), an estop in the middle of a move
-(TrajectoryAborted, state estop), reset, the example script and `python3 -m armd status`, and
-ConnectionClosed once armd is gone."""
+trajectory outside the limits (Limits, connection kept), a trajectory recorded through subscribe
+by a second client (every sample, one decimation apart, the desired path through the waypoint,
+events moving/holding and the trajectory's end; a call in the middle of the stream loses no
+sample) and its wait_done, a move_to waited for with wait_done (at the target afterwards), an
+estop in the middle of a move (TrajectoryAborted, state estop), reset, the example script and
+`python3 -m armd status`, and ConnectionClosed once armd is gone."""
 import csv
 import os
 import subprocess
@@ -97,38 +97,39 @@ def main(args):
         sub = rec.subscribe(RATE_HZ)
         check(abs(sub.rate_hz - RATE_HZ) < 1e-9, "subscribe granted %g Hz" % sub.rate_hz)
         via = offset(q0, [0.3, 0.2, -0.2, 0.3, 0.3, 0.3])
-        t0 = time.monotonic()
         m = c.trajectory(armd.points([1.0, 2.0], [via, q0]))
-        d = c.wait_done()
-        took = time.monotonic() - t0
-        print("trajectory %d: %.2f s planned, wait_done after %.2f s: %s" %
-              (m.id, m.duration, took, d.result))
-        check(d == armd.Done(m.id, "done", d.time) and d.ok, "wait_done: %s" % (d,))
-        check(took >= m.duration - 0.05, "wait_done returned %.2f s into a %.2f s trajectory" %
-              (took, m.duration))
-
         samples, events = recorded_until_done(sub, m.id, 20)
+        d = c.wait_done()
+        print("trajectory %d: %.2f s planned, %s" % (m.id, m.duration, d.result))
+        check(d == armd.Done(m.id, "done", d.time) and d.ok, "wait_done: %s" % (d,))
+        step = round(1000 / sub.rate_hz)  # ticks between samples at the 1 kHz loop
         ticks = [s.tick for s in samples]
-        check(all(b > a for a, b in zip(ticks, ticks[1:])), "telemetry ticks out of order")
-        check(len(samples) >= 0.5 * RATE_HZ * m.duration,
+        gaps = sorted({b - a for a, b in zip(ticks, ticks[1:])})
+        check(gaps == [step], "ticks between telemetry samples: %s, expected only %d" %
+              (gaps, step))
+        check(len(samples) >= 0.9 * RATE_HZ * m.duration,
               "%d samples for %.2f s at %d Hz" % (len(samples), m.duration, RATE_HZ))
         closest = min(max(abs(a - b) for a, b in zip(s.q_des, via)) for s in samples)
         check(closest < 0.01, "the desired path misses the waypoint by %.4f rad" % closest)
         worst = max(max(abs(a - b) for a, b in zip(s.q_des, s.q)) for s in samples)
-        check(worst < 0.05, "tracking error %.4f rad in telemetry" % worst)
+        check(worst < 0.2, "|q_des - q| %.4f rad in telemetry" % worst)
         names = [(ev.method, ev.get("state")) for ev in events]
         check(("state", "moving") in names and ("state", "holding") in names,
               "events: %s" % names)
         print("recorded %d samples, events %s, largest |q_des - q| %.4f rad" %
               (len(samples), names, worst))
 
-        # a call in the middle of the stream: its reply is not taken for telemetry, and the
-        # telemetry read meanwhile is not lost
-        last = samples[-1].tick
+        # a call in the middle of the stream: the 30 or so samples read while waiting for its
+        # reply are queued, none lost, none taken for the reply
+        time.sleep(0.3)
         check(rec.status()["state"] == "holding", "status on the subscribed connection")
-        nxt = next(r for r in sub if isinstance(r, armd.Telemetry))
-        check(nxt.tick > last and nxt.tick - last <= 2 * 1000 // RATE_HZ + 50,
-              "telemetry after the call: tick %d after %d" % (nxt.tick, last))
+        more = []
+        while len(more) < 40:
+            r = next(sub)
+            if isinstance(r, armd.Telemetry):
+                more.append(r.tick)
+        gaps = sorted({b - a for a, b in zip([ticks[-1]] + more, more)})
+        check(gaps == [step], "ticks between samples around a call: %s" % gaps)
 
         target = offset(q0, [-0.2, 0.1, -0.1, 0.2, -0.2, 0.2])
         mv = c.move_to(target)
