@@ -20,10 +20,12 @@ STATE_COMMANDS = ("enable", "disable", "hold", "estop", "reset", "cancel")
 
 
 def _unit(types: list[str], j: int, rotary: str, linear: str) -> str:
+    """The units of joint j: linear for a prismatic joint, else rotary."""
     return linear if j < len(types) and types[j] == "prismatic" else rotary
 
 
 def _fmt(x: Any) -> str:
+    """A table cell: a number with 5 decimals, or "-" (null: not finite in armd)."""
     return "%12.5f" % x if isinstance(x, (int, float)) else "%12s" % "-"
 
 
@@ -73,6 +75,7 @@ def format_info(info: dict[str, Any]) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command line: where armd is, output form, timeout, one command."""
     p = argparse.ArgumentParser(prog="python3 -m armd", description="A small armd client.")
     where = p.add_mutually_exclusive_group()
     where.add_argument("-s", "--socket", help="armd's socket (default: $ARMD_SOCKET, else "
@@ -100,6 +103,7 @@ def run(args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status (argparse exits 2 on usage errors)."""
     args = parser().parse_args(argv)
     try:
         print(run(args))

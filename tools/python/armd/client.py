@@ -45,7 +45,8 @@ def socket_path(arm: str | None = None) -> str:
     return os.environ.get("ARMD_SOCKET") or DEFAULT_SOCKET
 
 
-def _deadline(timeout: float) -> float:
+def _deadline(timeout: float | None) -> float:
+    """The time.monotonic() instant timeout [s] from now (math.inf for None or infinity)."""
     return math.inf if timeout is None or math.isinf(timeout) else time.monotonic() + timeout
 
 
