@@ -98,8 +98,7 @@ def latency(rig, t_hold, after, w_send, o, late):
 
 def estop_on(sock, w_send_box):
     """Sends estop on the connected socket sock; returns the reply."""
-    op = Client.__new__(Client)
-    op.sock, op.buf, op.next_id, op.notes = sock, b"", 0, []
+    op = Client.from_socket(sock)
     op.sock.settimeout(10)
     w_send_box.append(time.monotonic())
     return op, op.call_full("estop")

@@ -1,5 +1,6 @@
 """test_api_lib.py — shared helpers for armd's integration tests (real armd, real armsim on a
-pseudo-terminal, the real socket). Python 3 standard library only.
+pseudo-terminal, the real socket, through the armd package in tools/python). Python 3
+standard library only.
 
 Processes are started in a private temporary directory and always stopped (SIGTERM, then
 SIGKILL) when the test ends. Results are judged against armsim's truth file; the two clocks
@@ -9,16 +10,19 @@ event and the first truth row with torque, enable_clock_offset). Truth rows are 
 import argparse
 import bisect
 import ctypes
-import json
 import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+# the Python client from the source tree (never an installed copy)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                                "python"))
+import armd  # noqa: E402
 
 
 class TestFailure(Exception):
@@ -53,48 +57,33 @@ def realtime_prefix():
     return []
 
 
-class Client:
-    """A connection to armd's socket: requests with ids, notifications queued."""
+class Client(armd.Client):
+    """A connection to armd's socket: the armd package's client (tools/python/armd), so that
+    every integration test exercises it, with the interface the tests were written against:
+    call() fails the test on an error reply, call_full() returns the whole reply,
+    read_message() reads the next line as it comes. Notifications read while waiting for a
+    reply stay queued for next_notification() (the Recorder reads them). Every wait is bounded
+    by the socket's timeout (timeout [s], changed with c.sock.settimeout())."""
 
     def __init__(self, path, timeout=10.0):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(timeout)
-        self.sock.connect(path)
-        self.buf = b""
-        self.next_id = 0
-        self.notes = []
+        super().__init__(path, timeout=timeout)
 
-    def close(self):
-        self.sock.close()
-
-    def send_raw(self, data):
-        self.sock.sendall(data)
+    def wait_limit(self):
+        """The socket's timeout [s] (math.inf when blocking): the bound of every wait."""
+        t = self.sock.gettimeout()
+        return math.inf if t is None else t
 
     def read_message(self):
-        """The next JSON line, or None at end of connection."""
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(1 << 16)
-            if not chunk:
-                return None
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
+        """The next JSON line, or None at end of connection (socket.timeout after the
+        socket's timeout)."""
+        return super().read_message(timeout=self.wait_limit())
 
     def call_full(self, method, params=None):
         """Sends a request and returns the whole reply object (result or error)."""
-        self.next_id += 1
-        req = {"id": self.next_id, "method": method}
-        if params is not None:
-            req["params"] = params
-        self.send_raw((json.dumps(req) + "\n").encode())
-        while True:
-            m = self.read_message()
-            check(m is not None, "armd closed the connection before replying to " + method)
-            if "id" not in m:
-                self.notes.append(m)
-                continue
-            if m["id"] == self.next_id:
-                return m
+        try:
+            return self.request(method, params, timeout=self.wait_limit())
+        except armd.ConnectionClosed:
+            raise TestFailure("armd closed the connection before replying to " + method)
 
     def call(self, method, params=None):
         """The result of a request; fails the test on an error reply."""
@@ -209,7 +198,7 @@ class Rig:
                     c.call("status")
                     c.close()
                     return
-                except (OSError, TestFailure):
+                except (OSError, TestFailure, armd.Error):
                     pass
             check(self.armd.poll() is None, "armd exited early:\n" + self.armd_log())
             time.sleep(0.05)
@@ -393,19 +382,17 @@ class Recorder:
         self.events = []
 
     def collect(self, seconds):
+        """Takes the notifications that arrive within seconds [s] (and those the client
+        queued while waiting for replies, first)."""
         end = time.time() + seconds
-        self.client.sock.settimeout(0.2)
         while time.time() < end:
             try:
-                m = self.client.read_message()
-            except socket.timeout:
+                m = self.client.next_notification(timeout=0.2)
+            except armd.ClientTimeout:
                 continue
-            if m is None:
+            except armd.ConnectionClosed:
                 break
             self._take(m)
-        for m in self.client.notes:
-            self._take(m)
-        self.client.notes = []
 
     def _take(self, m):
         if m.get("method") == "telemetry":

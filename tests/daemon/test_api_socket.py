@@ -200,8 +200,7 @@ def main(args):
         s.settimeout(5)
         data = s.recv(4096)
         check(b"too_many_clients" in data, "client over the operator slot not refused: %r" % data)
-        op = Client.__new__(Client)  # the operator connection, already open
-        op.sock, op.buf, op.next_id, op.notes = extra[-2], b"", 0, []
+        op = Client.from_socket(extra[-2])  # the operator connection, already open
         op.sock.settimeout(5)
         m = op.call_full("enable")
         check(m.get("error", {}).get("code") == "restricted",

@@ -1,0 +1,39 @@
+"""armd — the Python client of armd, the real-time robot arm controller daemon.
+
+Standard library only (Python 3.11); NumPy arrays are accepted where vectors are, when NumPy
+happens to be installed. All joint vectors are in the configuration's joint order, SI units.
+
+    import armd
+
+    with armd.Client() as arm:              # $ARMD_SOCKET, else /run/armd/armd.sock
+        print(arm.status()["state"])
+        arm.enable()
+        arm.move_to([0, 1.2, -1.4, 0, 0.3, 0])
+        print(arm.wait_done())              # Done(id=1, result='done', time=...)
+        with arm.subscribe(100) as sub:     # telemetry at 100 Hz plus every event
+            for rec in sub:
+                if isinstance(rec, armd.Telemetry):
+                    print(rec.time, rec.q)
+
+Errors are :class:`armd.Error` subclasses named for armd's error codes (BadState, Limits,
+InvalidParams, ...; see armd.errors). ``python3 -m armd status`` is a small command line.
+"""
+from armd.client import DEFAULT_SOCKET, Client, Subscription, socket_path
+from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Conflict,
+                         ConnectFailed, ConnectionClosed, DeviceError, Error, Failed,
+                         IdleTimeout, Internal, InvalidConfig, InvalidParams, InvalidRequest,
+                         LineTooLong, Limits, NotRunning, ParseError, ProtocolError, Restricted,
+                         RestartNeeded, Timeout, TooManyClients, TrajectoryAborted, UnknownMethod,
+                         Unsupported)
+from armd.points import points
+from armd.records import Done, Event, Motion, Telemetry
+
+__all__ = [
+    "Client", "Subscription", "socket_path", "DEFAULT_SOCKET", "points",
+    "Telemetry", "Event", "Motion", "Done",
+    "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",
+    "LineTooLong", "TooManyClients", "Restricted", "IdleTimeout", "Busy", "Timeout", "BadState",
+    "Limits", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",
+    "NotRunning", "Unsupported", "Internal", "Failed", "ConnectFailed", "ConnectionClosed",
+    "ClientTimeout", "ProtocolError", "TrajectoryAborted",
+]
