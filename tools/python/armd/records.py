@@ -18,11 +18,14 @@ def _floats(v: Any) -> list[float]:
 @dataclass(frozen=True)
 class Telemetry:
     """One ``telemetry`` notification: the control loop's state at tick ``tick``, ``time``
-    seconds after armd started. ``params`` is the notification as sent, with any field a newer
-    armd adds."""
+    seconds of armd's control time; ``mono`` the same instant on CLOCK_MONOTONIC (Python's
+    ``time.monotonic()``) and ``wall`` on CLOCK_REALTIME (``time.time()``), NaN from an armd
+    without them. ``params`` is the notification as sent, with any field a newer armd adds."""
 
     tick: int
     time: float
+    mono: float
+    wall: float
     state: str
     q: list[float]
     qd: list[float]
@@ -35,6 +38,7 @@ class Telemetry:
     @classmethod
     def from_params(cls, p: dict[str, Any]) -> "Telemetry":
         return cls(tick=int(p.get("tick", 0)), time=float(p.get("time", math.nan)),
+                   mono=float(p.get("mono", math.nan)), wall=float(p.get("wall", math.nan)),
                    state=str(p.get("state", "")), q=_floats(p.get("q")), qd=_floats(p.get("qd")),
                    tau=_floats(p.get("tau")), q_des=_floats(p.get("q_des")),
                    qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p)
@@ -43,8 +47,8 @@ class Telemetry:
 @dataclass(frozen=True)
 class Event:
     """Any other notification: ``method`` is ``state``, ``fault``, ``trajectory_done``,
-    ``collision`` (or one a newer armd adds), ``params`` its members (README "Socket API");
-    ``event["reason"]`` reads a member."""
+    ``collision`` (or one a newer armd adds), ``params`` its members (README "Socket API":
+    ``time``, ``mono``, ``wall`` and the event's own); ``event["reason"]`` reads a member."""
 
     method: str
     time: float
