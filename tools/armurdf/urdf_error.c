@@ -1,0 +1,38 @@
+/* urdf_error.c — armurdf's one-line messages and the joint type names. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tools/armurdf/urdf_internal.h"
+
+int urdf_fail(urdf_error *e, const char *file, int line, const char *fmt, ...)
+{
+    int k = snprintf(e->msg, sizeof e->msg, "%s:%d: ", file, line);
+    if (k < 0 || (size_t)k >= sizeof e->msg) return -1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + k, sizeof e->msg - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int urdf_fail_opt(urdf_error *e, const char *fmt, ...)
+{
+    int k = snprintf(e->msg, sizeof e->msg, "armurdf: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg + k, sizeof e->msg - (size_t)k, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *urdf_type_name(urdf_joint_type t)
+{
+    static const char *const names[] = {"fixed",     "revolute", "continuous",
+                                        "prismatic", "floating", "planar"};
+    return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+bool urdf_moves(urdf_joint_type t)
+{
+    return t == URDF_REVOLUTE || t == URDF_CONTINUOUS || t == URDF_PRISMATIC;
+}
