@@ -145,6 +145,9 @@ typedef struct {
     int n_lumped; /* entries; the URDF_NOT_MOVING ones first */
 } urdf_arm;
 
+/* A joint that moves (revolute, continuous or prismatic). */
+bool urdf_moves(urdf_joint_type t);
+
 /* Parses URDF text (len bytes) named file in messages: libexpat, element line numbers, every
  * number finite, names free of control characters, the tree resolved (each joint's links
  * exist, no link with two parents). Ignores visual, collision, material, transmission, gazebo

@@ -37,11 +37,12 @@ static int check_range(const urdf_positions *p, int j, double v, const char *fro
     const urdf_joint *jt = &p->r->joint[j];
     if (jt->type == URDF_CONTINUOUS || !jt->has_limit || (v >= jt->lower && v <= jt->upper))
         return 0;
+    char bv[URDF_NUM_LEN], lo[URDF_NUM_LEN], hi[URDF_NUM_LEN];
     return urdf_fail(err, p->r->file, jt->limit_line,
-                     "<joint name=\"%.100s\"> <limit>: position %.17g %s (%s) is outside the "
-                     "limits [%.17g, %.17g]; choose another with --at",
-                     jt->name, v, jt->type == URDF_PRISMATIC ? "m" : "rad", from, jt->lower,
-                     jt->upper);
+                     "<joint name=\"%.100s\"> <limit>: position %s %s (%s) is outside the "
+                     "limits [%s, %s]; choose another with --at",
+                     jt->name, urdf_num(v, bv), jt->type == URDF_PRISMATIC ? "m" : "rad", from,
+                     urdf_num(jt->lower, lo), urdf_num(jt->upper, hi));
 }
 
 int urdf_at_check(const urdf_positions *p, urdf_error *err)

@@ -1,6 +1,8 @@
-/* urdf_error.c — armurdf's one-line messages and the joint type names. */
+/* urdf_error.c — armurdf's one-line messages, numbers as text, and the joint type names. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "tools/armurdf/urdf_internal.h"
 
@@ -23,6 +25,19 @@ int urdf_fail_opt(urdf_error *e, const char *fmt, ...)
     vsnprintf(e->msg + k, sizeof e->msg - (size_t)k, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* Shortest %.Ng (N = 1..17) that strtod reads back as v, with at least as many digits as the
+ * integer part has (1000, not 1e+03); -0 is written as 0. */
+const char *urdf_num(double v, char buf[URDF_NUM_LEN])
+{
+    if (v == 0) v = 0;
+    int digits = fabs(v) >= 1 && fabs(v) < 1e17 ? (int)floor(log10(fabs(v))) + 1 : 1;
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, URDF_NUM_LEN, "%.*g", p > digits ? p : digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
 }
 
 const char *urdf_type_name(urdf_joint_type t)

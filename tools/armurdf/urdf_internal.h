@@ -9,7 +9,7 @@
  *   urdf_merge.c   the chain joints: fixed joints composed, links merged and lumped
  *   urdf_math.c    rigid transforms, roll-pitch-yaw, and rigid bodies combined exactly
  *   urdf_write.c   the INI text
- *   urdf_error.c   the one-line messages
+ *   urdf_error.c   the one-line messages, numbers as text
  *   main.c         the command line
  */
 #ifndef ARMD_URDF_INTERNAL_H
@@ -24,10 +24,11 @@ int urdf_fail(urdf_error *e, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Fills e with "armurdf: " and the formatted message (command-line errors); returns -1. */
 int urdf_fail_opt(urdf_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define URDF_NUM_LEN 32
+/* The shortest text (%.Ng, N <= 17) that strtod reads back as exactly v; returns buf. */
+const char *urdf_num(double v, char buf[URDF_NUM_LEN]);
 /* The type as written in a URDF ("revolute", ...). */
 const char *urdf_type_name(urdf_joint_type t);
-/* A joint that moves (revolute, continuous or prismatic). */
-bool urdf_moves(urdf_joint_type t);
 
 /* ---- urdf_tree.c ---- */
 

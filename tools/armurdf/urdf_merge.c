@@ -129,10 +129,11 @@ static int check_limits(const urdf_robot *r, const urdf_joint *j, urdf_error *er
                          "<joint name=\"%.100s\">: a %s joint needs <limit lower upper effort "
                          "velocity>",
                          j->name, urdf_type_name(j->type));
+    char lo[URDF_NUM_LEN], hi[URDF_NUM_LEN];
     if (!(j->lower < j->upper))
         return urdf_fail(err, r->file, j->limit_line,
-                         "<joint name=\"%.100s\"> <limit>: lower %.17g is not below upper %.17g",
-                         j->name, j->lower, j->upper);
+                         "<joint name=\"%.100s\"> <limit>: lower %s is not below upper %s", j->name,
+                         urdf_num(j->lower, lo), urdf_num(j->upper, hi));
     if (!j->has_effort || !j->has_velocity)
         return urdf_fail(err, r->file, j->limit_line,
                          "<joint name=\"%.100s\"> <limit>: needs effort and velocity", j->name);

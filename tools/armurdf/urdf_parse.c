@@ -81,6 +81,15 @@ static const char *attr(const XML_Char **attrs, const char *name)
     return NULL;
 }
 
+/* The message for text that is not n numbers. */
+static void not_numbers(parse_ctx *c, int line, const char *key, const char *text, int n)
+{
+    if (n == 1)
+        fail(c, line, "%s: expected a number, got '%.60s'", key, text);
+    else
+        fail(c, line, "%s: expected %d numbers, got '%.60s'", key, n, text);
+}
+
 /* Parses exactly n finite numbers separated by white space from attribute key's text. */
 static bool numbers(parse_ctx *c, int line, const char *key, const char *text, int n, double *out)
 {
@@ -89,11 +98,8 @@ static bool numbers(parse_ctx *c, int line, const char *key, const char *text, i
         char *end;
         while (isspace((unsigned char)*p)) p++;
         double v = strtod(p, &end);
-        if (end == p) {
-            if (n == 1)
-                fail(c, line, "%s: expected a number, got '%.60s'", key, text);
-            else
-                fail(c, line, "%s: expected %d numbers, got '%.60s'", key, n, text);
+        if (end == p || (*end && !isspace((unsigned char)*end))) {
+            not_numbers(c, line, key, text, n);
             return false;
         }
         if (!isfinite(v)) {
@@ -106,7 +112,7 @@ static bool numbers(parse_ctx *c, int line, const char *key, const char *text, i
     }
     while (isspace((unsigned char)*p)) p++;
     if (*p) {
-        fail(c, line, "%s: expected %d number%s, got '%.60s'", key, n, n == 1 ? "" : "s", text);
+        not_numbers(c, line, key, text, n);
         return false;
     }
     return true;
@@ -129,7 +135,7 @@ static char *name_attr(parse_ctx *c, const XML_Char **attrs, int line, const cha
     }
     for (const char *p = v; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-            fail(c, line, "%s: '%.60s' contains a control character", key, v);
+            fail(c, line, "%s contains a control character (a tab, a line break, ...)", key);
             return NULL;
         }
     char *s = strdup(v);
@@ -200,8 +206,9 @@ static void on_mass(parse_ctx *c, const XML_Char **attrs, int line)
         fail(c, line, "needs a value attribute [kg]");
         return;
     }
+    char b[URDF_NUM_LEN];
     if (opt_number(c, attrs, line, "value", &l->mass) && !(l->mass >= 0))
-        fail(c, line, "value: %.17g kg is negative", l->mass);
+        fail(c, line, "value: %s kg is negative", urdf_num(l->mass, b));
 }
 
 static void on_inertia(parse_ctx *c, const XML_Char **attrs, int line)
@@ -283,10 +290,11 @@ static void on_dynamics(parse_ctx *c, const XML_Char **attrs, int line)
     j->dynamics_line = line;
     j->has_damping = opt_number(c, attrs, line, "damping", &j->damping);
     j->has_friction = opt_number(c, attrs, line, "friction", &j->friction);
+    char b[URDF_NUM_LEN];
     if (j->has_damping && !(j->damping >= 0))
-        fail(c, line, "damping: %.17g is negative", j->damping);
+        fail(c, line, "damping: %s is negative", urdf_num(j->damping, b));
     else if (j->has_friction && !(j->friction >= 0))
-        fail(c, line, "friction: %.17g is negative", j->friction);
+        fail(c, line, "friction: %s is negative", urdf_num(j->friction, b));
 }
 
 static void on_mimic(parse_ctx *c, const XML_Char **attrs, int line)

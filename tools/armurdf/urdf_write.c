@@ -11,21 +11,7 @@
 
 #include "tools/armurdf/urdf_internal.h"
 
-#define NUM_LEN  32
 #define SHOW_LEN 44
-
-/* Shortest %.Ng (N = 1..17) that strtod reads back as v, with at least as many digits as the
- * integer part has (1000, not 1e+03); -0 is written as 0. */
-static const char *num(double v, char buf[NUM_LEN])
-{
-    if (v == 0) v = 0;
-    int digits = fabs(v) >= 1 && fabs(v) < 1e17 ? (int)floor(log10(fabs(v))) + 1 : 1;
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, NUM_LEN, "%.*g", p > digits ? p : digits, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
 
 /* A name for a comment: control characters as '?', at most 40 characters (longer ones are cut
  * to 37 and "..."). */
@@ -42,9 +28,9 @@ static const char *show(const char *name, char buf[SHOW_LEN])
 /* "key = v0 v1 ...": n values. */
 static void put(FILE *f, const char *key, const double *v, int n)
 {
-    char b[NUM_LEN];
+    char b[URDF_NUM_LEN];
     fprintf(f, "%s =", key);
-    for (int k = 0; k < n; k++) fprintf(f, " %s", num(v[k], b));
+    for (int k = 0; k < n; k++) fprintf(f, " %s", urdf_num(v[k], b));
     fputc('\n', f);
 }
 
@@ -84,14 +70,14 @@ static void put_header(FILE *f, const urdf_robot *r, const urdf_arm *arm)
     fprintf(f, "; Fixed to the base, so not in the model:\n");
     for (int i = 0; i < arm->n_lumped && arm->lumped[i].how == URDF_NOT_MOVING; i++)
         put_lumped(f, r, &arm->lumped[i]);
-    char bx[NUM_LEN], by[NUM_LEN], bz[NUM_LEN];
+    char bx[URDF_NUM_LEN], by[URDF_NUM_LEN], bz[URDF_NUM_LEN];
     const urdf_origin *t = &arm->tool;
     fprintf(f, "; The tip link '%s' in the last link frame, for [arm]:\n",
             show(r->link[arm->tip].name, b1));
-    fprintf(f, ";   tool_xyz = %s %s %s\n", num(t->xyz[0], bx), num(t->xyz[1], by),
-            num(t->xyz[2], bz));
-    fprintf(f, ";   tool_rpy = %s %s %s\n", num(t->rpy[0], bx), num(t->rpy[1], by),
-            num(t->rpy[2], bz));
+    fprintf(f, ";   tool_xyz = %s %s %s\n", urdf_num(t->xyz[0], bx), urdf_num(t->xyz[1], by),
+            urdf_num(t->xyz[2], bz));
+    fprintf(f, ";   tool_rpy = %s %s %s\n", urdf_num(t->rpy[0], bx), urdf_num(t->rpy[1], by),
+            urdf_num(t->rpy[2], bz));
     fprintf(f, "; Still to add: [arm] and [driver], and in each joint the keys a URDF does not "
                "give\n; (acceleration, kp, kd, id, torque_per_amp), here or in a drop-in "
                "(README: Bring up your own arm).\n");
@@ -136,9 +122,9 @@ static void put_joint(FILE *f, const urdf_robot *r, const urdf_arm *arm, const u
     put(f, "origin_xyz", c->origin.xyz, 3);
     put(f, "origin_rpy", c->origin.rpy, 3);
     if (memcmp(c->axis, j->axis, sizeof c->axis) != 0) {
-        char bx[NUM_LEN], by[NUM_LEN], bz[NUM_LEN];
-        fprintf(f, "; axis: normalised from %s %s %s\n", num(j->axis[0], bx), num(j->axis[1], by),
-                num(j->axis[2], bz));
+        char bx[URDF_NUM_LEN], by[URDF_NUM_LEN], bz[URDF_NUM_LEN];
+        fprintf(f, "; axis: normalised from %s %s %s\n", urdf_num(j->axis[0], bx),
+                urdf_num(j->axis[1], by), urdf_num(j->axis[2], bz));
     }
     put(f, "axis", c->axis, 3);
     if (c->n_lumped > 1) {
