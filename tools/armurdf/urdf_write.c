@@ -102,10 +102,11 @@ static void put_limits(FILE *f, const urdf_joint *j)
     if (j->has_damping) put(f, "viscous", &j->damping, 1);
     if (j->has_friction) put(f, "coulomb", &j->friction, 1);
     if (!j->has_velocity || !j->has_effort)
-        fprintf(f, "; no %s in the URDF: add it\n",
+        fprintf(f, "; no %s in the URDF: add %s\n",
                 !j->has_velocity && !j->has_effort ? "velocity and torque"
                 : !j->has_velocity                 ? "velocity"
-                                                   : "torque");
+                                                   : "torque",
+                !j->has_velocity && !j->has_effort ? "them" : "it");
 }
 
 /* One [joint NAME] section. */
