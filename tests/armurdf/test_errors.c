@@ -45,6 +45,12 @@ static const char *const base[] = {
 };
 #define N_BASE (int)(sizeof base / sizeof base[0])
 
+/* Line 20 with the finger following joint target. */
+#define FINGER_MIMIC(target)                                                                       \
+    "  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"        \
+    "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"" target          \
+    "\"/></joint>"
+
 typedef struct {
     const char *what;
     int line[2];          /* lines to replace (1-based, 0 = none) ... */
@@ -266,27 +272,21 @@ static const err_case cases[] = {
      "moving chain)"},
     {"--at of a mimic joint",
      {20},
-     {"  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
-      "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"j9\"/>"
-      "</joint>"},
+     {FINGER_MIMIC("j9")},
      NULL,
      NULL,
      "f1=0.01",
      "armurdf: --at f1: the joint follows 'j9' (<mimic>, line 20); give --at j9=VALUE"},
     {"mimic of a missing joint",
      {20},
-     {"  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
-      "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"j9\"/>"
-      "</joint>"},
+     {FINGER_MIMIC("j9")},
      NULL,
      NULL,
      NULL,
      "t.urdf:20: <joint name=\"f1\"> <mimic>: no joint named 'j9'"},
     {"side mimic of a chain joint",
      {20},
-     {"  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
-      "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"j1\"/>"
-      "</joint>"},
+     {FINGER_MIMIC("j1")},
      NULL,
      NULL,
      NULL,
@@ -294,9 +294,7 @@ static const err_case cases[] = {
      "the arm and cannot be lumped at one position"},
     {"a loop of mimic rules",
      {20},
-     {"  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
-      "<limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"f1\"/>"
-      "</joint>"},
+     {FINGER_MIMIC("f1")},
      NULL,
      NULL,
      NULL,

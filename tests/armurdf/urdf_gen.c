@@ -81,8 +81,7 @@ static void add_side_branch(gen_tree *t, int from, bool lumped)
         /* mimic an earlier lumped moving joint that is no mimic itself, or an --at position */
         int cand[GEN_MAX], nc = 0;
         for (int i = 0; i < k; i++)
-            if (t->j[i].lumped && !t->j[i].on_path && urdf_moves(t->j[i].type) &&
-                t->j[i].mimic < 0)
+            if (t->j[i].lumped && !t->j[i].on_path && urdf_moves(t->j[i].type) && t->j[i].mimic < 0)
                 cand[nc++] = i;
         if (nc && rng_uniform(0, 1) < 0.4) {
             j->mimic = cand[pick(nc)];

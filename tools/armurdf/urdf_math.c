@@ -5,6 +5,17 @@
 
 #include "tools/armurdf/urdf_internal.h"
 
+/* out = A B, or A B^T when bt (3x3 row-major; out may not alias A or B). */
+static void mul3(const double *A, const double *B, bool bt, double *out)
+{
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) {
+            double s = 0;
+            for (int j = 0; j < 3; j++) s += A[3 * i + j] * (bt ? B[3 * k + j] : B[3 * j + k]);
+            out[3 * i + k] = s;
+        }
+}
+
 void urdf_pose_identity(urdf_pose *t)
 {
     memset(t, 0, sizeof *t);
@@ -34,13 +45,10 @@ void urdf_pose_from_origin(const urdf_origin *o, urdf_pose *t)
 void urdf_pose_compose(const urdf_pose *a, const urdf_pose *b, urdf_pose *out)
 {
     urdf_pose r;
-    for (int i = 0; i < 3; i++) {
-        for (int k = 0; k < 3; k++)
-            r.R[3 * i + k] = a->R[3 * i] * b->R[k] + a->R[3 * i + 1] * b->R[3 + k] +
-                             a->R[3 * i + 2] * b->R[6 + k];
+    mul3(a->R, b->R, false, r.R);
+    for (int i = 0; i < 3; i++)
         r.p[i] =
             a->R[3 * i] * b->p[0] + a->R[3 * i + 1] * b->p[1] + a->R[3 * i + 2] * b->p[2] + a->p[i];
-    }
     *out = r;
 }
 
@@ -53,12 +61,9 @@ void urdf_pose_motion(const double u[3], bool prismatic, double value, urdf_pose
         return;
     }
     double s = sin(value), v = 1 - cos(value);
-    double K[9] = {0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0};
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++) {
-            double kk = K[3 * i] * K[k] + K[3 * i + 1] * K[3 + k] + K[3 * i + 2] * K[6 + k];
-            t->R[3 * i + k] += s * K[3 * i + k] + v * kk;
-        }
+    double K[9] = {0, -u[2], u[1], u[2], 0, -u[0], -u[1], u[0], 0}, K2[9];
+    mul3(K, K, false, K2);
+    for (int i = 0; i < 9; i++) t->R[i] += s * K[i] + v * K2[i];
 }
 
 /* The inverse of Rz(y) Ry(p) Rx(r): p = atan2(-R20, hypot(R00, R10)), r = atan2(R21, R22),
@@ -97,13 +102,8 @@ void urdf_body_of_link(const urdf_link *l, const urdf_pose *t, urdf_body *out)
     urdf_pose_compose(t, &C, &T);
     const double *Q = T.R, *v = l->inertia;
     double I[9] = {v[0], v[1], v[2], v[1], v[3], v[4], v[2], v[4], v[5]}, QI[9], S[9];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            QI[3 * i + k] = Q[3 * i] * I[k] + Q[3 * i + 1] * I[3 + k] + Q[3 * i + 2] * I[6 + k];
-    for (int i = 0; i < 3; i++)
-        for (int k = 0; k < 3; k++)
-            S[3 * i + k] =
-                QI[3 * i] * Q[3 * k] + QI[3 * i + 1] * Q[3 * k + 1] + QI[3 * i + 2] * Q[3 * k + 2];
+    mul3(Q, I, false, QI);
+    mul3(QI, Q, true, S);
     out->m = l->has_inertial ? l->mass : 0;
     memcpy(out->c, T.p, sizeof out->c);
     double sym[6] = {S[0], 0.5 * (S[1] + S[3]), 0.5 * (S[2] + S[6]),

@@ -143,19 +143,23 @@ static char *name_attr(parse_ctx *c, const XML_Char **attrs, int line, const cha
     return s;
 }
 
-/* Grows an array of count elements of size sz to hold one more. */
-static bool grow(parse_ctx *c, void **arr, int count, int *cap, size_t sz, int line)
+/* Appends one zeroed element of size sz to an array of *count (capacity *cap); NULL (and the
+ * error recorded) when out of memory. */
+static void *append(parse_ctx *c, void **arr, int *count, int *cap, size_t sz, int line)
 {
-    if (count < *cap) return true;
-    int ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, (size_t)ncap * sz);
-    if (!p) {
-        fail(c, line, "out of memory");
-        return false;
+    if (*count == *cap) {
+        int ncap = *cap ? *cap * 2 : 16;
+        void *p = realloc(*arr, (size_t)ncap * sz);
+        if (!p) {
+            fail(c, line, "out of memory");
+            return NULL;
+        }
+        *arr = p;
+        *cap = ncap;
     }
-    *arr = p;
-    *cap = ncap;
-    return true;
+    void *e = (char *)*arr + (size_t)(*count)++ * sz;
+    memset(e, 0, sz);
+    return e;
 }
 
 static urdf_link *cur_link(parse_ctx *c)
@@ -178,9 +182,8 @@ static void read_origin(parse_ctx *c, const XML_Char **attrs, int line, urdf_ori
 static void on_link(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_robot *r = c->r;
-    if (!grow(c, (void **)&r->link, r->n_links, &c->cap_links, sizeof *r->link, line)) return;
-    urdf_link *l = &r->link[r->n_links++];
-    memset(l, 0, sizeof *l);
+    urdf_link *l = append(c, (void **)&r->link, &r->n_links, &c->cap_links, sizeof *l, line);
+    if (!l) return;
     l->line = line;
     l->parent_joint = l->first_child = -1;
     l->name = name_attr(c, attrs, line, "name");
@@ -228,9 +231,8 @@ static void on_inertia(parse_ctx *c, const XML_Char **attrs, int line)
 static void on_joint(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_robot *r = c->r;
-    if (!grow(c, (void **)&r->joint, r->n_joints, &c->cap_joints, sizeof *r->joint, line)) return;
-    urdf_joint *j = &r->joint[r->n_joints++];
-    memset(j, 0, sizeof *j);
+    urdf_joint *j = append(c, (void **)&r->joint, &r->n_joints, &c->cap_joints, sizeof *j, line);
+    if (!j) return;
     j->line = line;
     j->parent = j->child = j->next_sibling = -1;
     j->axis[0] = 1;
