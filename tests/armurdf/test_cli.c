@@ -47,6 +47,7 @@ static int run(char *const argv[], char **out, char **err)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Writes text to path (the test fails if it cannot). */
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");

@@ -442,6 +442,7 @@ static void run_case(const err_case *c, char *msg, size_t len)
     free(text);
 }
 
+/* The unedited URDF imports (so each refusal below is the edit's). */
 static void test_valid_base(void **state)
 {
     (void)state;
@@ -451,6 +452,7 @@ static void test_valid_base(void **state)
     assert_string_equal(msg, "");
 }
 
+/* Every case gives exactly its message; all mismatches are listed. */
 static void test_each_refusal(void **state)
 {
     (void)state;

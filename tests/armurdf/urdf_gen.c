@@ -14,6 +14,7 @@
 /* Random physical parameters: arm_random's joints give origins, axes, friction and inertials. */
 static dyn_model_desc params;
 
+/* A random integer 0..n-1. */
 static int pick(int n)
 {
     return (int)rng_uniform(0, n - 1e-9);
@@ -146,6 +147,7 @@ static void add(sbuf *b, const char *fmt, ...)
     }
 }
 
+/* <link> with its <inertial> (if any) and a <visual> that must be ignored. */
 static void add_link(sbuf *b, const gen_tree *t, int l)
 {
     const gen_link *k = &t->l[l];
@@ -160,6 +162,7 @@ static void add_link(sbuf *b, const gen_tree *t, int l)
     add(b, "  </link>\n");
 }
 
+/* <joint> with origin, and for moving joints axis, limit, dynamics and mimic. */
 static void add_joint_text(sbuf *b, const gen_tree *t, int k)
 {
     static const char *const types[] = {"fixed",     "revolute", "continuous",
@@ -227,6 +230,7 @@ static double position(const gen_tree *t, int k)
     return j->at_given ? j->at : 0;
 }
 
+/* The full 4x4 transpose. */
 static mat4 transpose(mat4 a)
 {
     mat4 r;

@@ -116,7 +116,8 @@ void lagrange_id(const dyn_model_desc *desc, const double *q, const double *qd, 
             mass = jd->mass;
             com = jd->com;
         } else {
-            J = lagrange_pseudo_inertia(desc->payload.mass, desc->payload.com, desc->payload.inertia);
+            J = lagrange_pseudo_inertia(desc->payload.mass, desc->payload.com,
+                                        desc->payload.inertia);
             mass = desc->payload.mass;
             com = desc->payload.com;
         }

@@ -69,6 +69,7 @@ static int walk_below(const urdf_robot *r, int base, char *below, int *stack, in
     return 0;
 }
 
+/* qsort order of link indices (file order). */
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

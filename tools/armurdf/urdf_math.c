@@ -16,6 +16,7 @@ static void mul3(const double *A, const double *B, bool bt, double *out)
         }
 }
 
+/* The identity transform. */
 void urdf_pose_identity(urdf_pose *t)
 {
     memset(t, 0, sizeof *t);

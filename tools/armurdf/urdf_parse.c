@@ -74,6 +74,7 @@ static void fail(parse_ctx *c, int line, const char *fmt, ...)
     XML_StopParser(c->xp, XML_FALSE);
 }
 
+/* The value of attribute name, or NULL. */
 static const char *attr(const XML_Char **attrs, const char *name)
 {
     for (int i = 0; attrs[i]; i += 2)
@@ -162,6 +163,7 @@ static void *append(parse_ctx *c, void **arr, int *count, int *cap, size_t sz, i
     return e;
 }
 
+/* The link (joint) whose element is open: the last one appended. */
 static urdf_link *cur_link(parse_ctx *c)
 {
     return &c->r->link[c->r->n_links - 1];
@@ -179,6 +181,7 @@ static void read_origin(parse_ctx *c, const XML_Char **attrs, int line, urdf_ori
     if (rpy) numbers(c, line, "rpy", rpy, 3, o->rpy);
 }
 
+/* <link name>: a new link, a root and a leaf until joints say otherwise. */
 static void on_link(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_robot *r = c->r;
@@ -189,6 +192,7 @@ static void on_link(parse_ctx *c, const XML_Char **attrs, int line)
     l->name = name_attr(c, attrs, line, "name");
 }
 
+/* <inertial>: mass and inertia follow (on_end checks that both came). */
 static void on_inertial(parse_ctx *c, const XML_Char **attrs, int line)
 {
     (void)attrs;
@@ -197,11 +201,13 @@ static void on_inertial(parse_ctx *c, const XML_Char **attrs, int line)
     l->inertial_line = line;
 }
 
+/* <inertial><origin>: the COM frame in the link frame. */
 static void on_inertial_origin(parse_ctx *c, const XML_Char **attrs, int line)
 {
     read_origin(c, attrs, line, &cur_link(c)->com);
 }
 
+/* <mass value> [kg], >= 0. */
 static void on_mass(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_link *l = cur_link(c);
@@ -214,6 +220,7 @@ static void on_mass(parse_ctx *c, const XML_Char **attrs, int line)
         fail(c, line, "value: %s kg is negative", urdf_num(l->mass, b));
 }
 
+/* <inertia ixx ... izz> [kg m^2], about the COM in the COM frame's axes; all six required. */
 static void on_inertia(parse_ctx *c, const XML_Char **attrs, int line)
 {
     static const char *const keys[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
@@ -250,23 +257,27 @@ static void on_joint(parse_ctx *c, const XML_Char **attrs, int line)
          t ? t : "");
 }
 
+/* <joint><origin>: the joint frame in the parent link frame. */
 static void on_joint_origin(parse_ctx *c, const XML_Char **attrs, int line)
 {
     read_origin(c, attrs, line, &cur_joint(c)->origin);
 }
 
+/* <parent link>: resolved to an index by urdf_tree_resolve. */
 static void on_parent(parse_ctx *c, const XML_Char **attrs, int line)
 {
     cur_joint(c)->parent_line = line;
     cur_joint(c)->parent_name = name_attr(c, attrs, line, "link");
 }
 
+/* <child link>: resolved to an index by urdf_tree_resolve. */
 static void on_child(parse_ctx *c, const XML_Char **attrs, int line)
 {
     cur_joint(c)->child_line = line;
     cur_joint(c)->child_name = name_attr(c, attrs, line, "link");
 }
 
+/* <axis xyz>: as written (urdf_merge.c normalises it where it is used). */
 static void on_axis(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_joint *j = cur_joint(c);
@@ -275,6 +286,7 @@ static void on_axis(parse_ctx *c, const XML_Char **attrs, int line)
     if (xyz) numbers(c, line, "xyz", xyz, 3, j->axis);
 }
 
+/* <limit lower upper effort velocity>: each optional here; the chain checks what it needs. */
 static void on_limit(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_joint *j = cur_joint(c);
@@ -286,6 +298,7 @@ static void on_limit(parse_ctx *c, const XML_Char **attrs, int line)
     j->has_velocity = opt_number(c, attrs, line, "velocity", &j->velocity);
 }
 
+/* <dynamics damping friction>: viscous [N m s/rad | N s/m] and Coulomb [N m | N], >= 0. */
 static void on_dynamics(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_joint *j = cur_joint(c);
@@ -299,6 +312,7 @@ static void on_dynamics(parse_ctx *c, const XML_Char **attrs, int line)
         fail(c, line, "friction: %s is negative", urdf_num(j->friction, b));
 }
 
+/* <mimic joint multiplier offset>: q = multiplier q_joint + offset (defaults 1, 0). */
 static void on_mimic(parse_ctx *c, const XML_Char **attrs, int line)
 {
     urdf_joint *j = cur_joint(c);
@@ -322,6 +336,7 @@ static const elem_rule joint_rules[] = {
     {"limit", K_LEAF, on_limit},         {"dynamics", K_LEAF, on_dynamics},
     {"mimic", K_LEAF, on_mimic},         {NULL, K_SKIP, NULL}};
 
+/* The table of children read under an element of kind parent (NULL: skip them all). */
 static const elem_rule *rules_under(kind parent)
 {
     switch (parent) {
@@ -338,6 +353,8 @@ static const elem_rule *rules_under(kind parent)
     }
 }
 
+/* Opening tags: dispatches by the parent's table, skips unknown subtrees, refuses a part given
+ * twice. */
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **attrs)
 {
     parse_ctx *c = ud;

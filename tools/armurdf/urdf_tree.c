@@ -5,6 +5,7 @@
 
 #include "tools/armurdf/urdf_internal.h"
 
+/* Name accessors for the sorted indices. */
 static const char *link_name(const urdf_robot *r, int i)
 {
     return r->link[i].name;
