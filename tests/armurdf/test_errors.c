@@ -15,7 +15,7 @@
 
 #include "tests/armurdf/armurdf_support.h"
 
-/* The valid URDF; line k + 1 is base[k]. */
+/* The valid URDF; line k + 1 is base[k] (a long line is one parenthesised literal). */
 static const char *const base[] = {
     "<?xml version=\"1.0\"?>",
     "<robot name=\"r\">",
@@ -36,11 +36,11 @@ static const char *const base[] = {
     "  </link>",
     "  <joint name=\"j2\" type=\"fixed\"><parent link=\"l1\"/><child link=\"l2\"/></joint>",
     "  <link name=\"l2\"/>",
-    "  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
-    "<axis xyz=\"0 1 0\"/><limit lower=\"0\" upper=\"0.02\" effort=\"1\" velocity=\"1\"/>"
-    "</joint>",
-    "  <link name=\"finger\"><inertial><mass value=\"0.1\"/><inertia ixx=\"0\" ixy=\"0\" "
-    "ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>",
+    ("  <joint name=\"f1\" type=\"prismatic\"><parent link=\"l1\"/><child link=\"finger\"/>"
+     "<axis xyz=\"0 1 0\"/><limit lower=\"0\" upper=\"0.02\" effort=\"1\" velocity=\"1\"/>"
+     "</joint>"),
+    ("  <link name=\"finger\"><inertial><mass value=\"0.1\"/><inertia ixx=\"0\" ixy=\"0\" "
+     "ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>"),
     "</robot>",
 };
 #define N_BASE (int)(sizeof base / sizeof base[0])
