@@ -58,8 +58,7 @@ static mat4 chain(const ljoint *jt, const double *q, int last, const int *ord)
     return t;
 }
 
-/* Pseudo-inertia J = integral of r r^T dm (homogeneous r) from mass, COM, inertia about COM. */
-static mat4 pseudo_inertia(double m, const double c[3], const double I[6])
+mat4 lagrange_pseudo_inertia(double m, const double c[3], const double I[6])
 {
     double F[3][3] = {{I[0], I[1], I[2]}, {I[1], I[3], I[4]}, {I[2], I[4], I[5]}};
     double tr = 0.5 * (I[0] + I[3] + I[5]);
@@ -113,11 +112,12 @@ void lagrange_id(const dyn_model_desc *desc, const double *q, const double *qd, 
         const double *com;
         if (b < n) {
             const dyn_joint_desc *jd = &desc->joint[b];
-            J = pseudo_inertia(jd->mass, jd->com, jd->inertia);
+            J = lagrange_pseudo_inertia(jd->mass, jd->com, jd->inertia);
             mass = jd->mass;
             com = jd->com;
         } else {
-            J = pseudo_inertia(desc->payload.mass, desc->payload.com, desc->payload.inertia);
+            J = lagrange_pseudo_inertia(desc->payload.mass, desc->payload.com,
+                                        desc->payload.inertia);
             mass = desc->payload.mass;
             com = desc->payload.com;
         }
