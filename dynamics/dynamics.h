@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "dynamics/sincos.h" /* dyn_sincos_n: sin and cos of many angles at once */
+
 #define DYN_MAX_DOF 64
 
 typedef enum { DYN_REVOLUTE = 0, DYN_PRISMATIC = 1 } dyn_joint_type;
