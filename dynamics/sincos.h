@@ -36,13 +36,19 @@
 typedef double dyn_sincos_vd __attribute__((vector_size(8 * DYN_SINCOS_W)));
 typedef unsigned long long dyn_sincos_vi __attribute__((vector_size(8 * DYN_SINCOS_W)));
 
-/* One vector of angles (every lane |x| < 1e5): sin and cos lane by lane (see the top). */
-static inline __attribute__((always_inline)) void
-dyn_sincos_lanes(const double *__restrict__ x, double *__restrict__ s, double *__restrict__ c)
+/* One vector of angles, loaded from x: sin and cos lane by lane into s, c (see the top). Lanes
+ * with |x| >= DYN_SINCOS_FAST_MAX (or NaN) compute sin, cos of 0 and are marked in *bad. */
+static inline __attribute__((always_inline)) void dyn_sincos_lanes(const double *x, double *s,
+                                                                   double *c, dyn_sincos_vi *bad)
 {
     const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
+    const unsigned long long sgn = 1ull << 63;
     dyn_sincos_vd v, kf;
     memcpy(&v, x, sizeof v);
+    const dyn_sincos_vd av = (dyn_sincos_vd)((dyn_sincos_vi)v & ~sgn);
+    const dyn_sincos_vi ok = (dyn_sincos_vi)(av < DYN_SINCOS_FAST_MAX);
+    *bad |= ~ok;
+    v = (dyn_sincos_vd)((dyn_sincos_vi)v & ok);
     kf = v * 6.36619772367581382433e-01 + shifter; /* low mantissa bits: k = round(2x/pi) */
     const dyn_sincos_vi kbits = (dyn_sincos_vi)kf;
     kf -= shifter;
@@ -50,26 +56,24 @@ dyn_sincos_lanes(const double *__restrict__ x, double *__restrict__ s, double *_
     const dyn_sincos_vd r =
         ((v - kf * 1.57079632673412561417e+00) - kf * 6.07710050630396597660e-11) -
         kf * 2.02226624879595063154e-21;
-    const dyn_sincos_vd z = r * r;
-    const dyn_sincos_vd sp =
-        -1.66666666666666324348e-01 +
-        z * (8.33333333332248946124e-03 +
-             z * (-1.98412698298579493134e-04 +
-                  z * (2.75573137070700676789e-06 +
-                       z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10))));
-    const dyn_sincos_vd cp =
-        4.16666666666666019037e-02 +
-        z * (-1.38888888888741095749e-03 +
-             z * (2.48015872894767294178e-05 +
-                  z * (-2.75573143513906633035e-07 +
-                       z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
+    const dyn_sincos_vd z = r * r, z2 = z * z;
+    /* the kernels' polynomials in z, evaluated in two halves (shorter dependency chains) */
+    const dyn_sincos_vd sp = (-1.66666666666666324348e-01 + z * 8.33333333332248946124e-03 +
+                              z2 * -1.98412698298579493134e-04) +
+                             z2 * z *
+                                 (2.75573137070700676789e-06 + z * -2.50507602534068634195e-08 +
+                                  z2 * 1.58969099521155010221e-10);
+    const dyn_sincos_vd cp = (4.16666666666666019037e-02 + z * -1.38888888888741095749e-03 +
+                              z2 * 2.48015872894767294178e-05) +
+                             z2 * z *
+                                 (-2.75573143513906633035e-07 + z * 2.08757232129817482790e-09 +
+                                  z2 * -1.13596475577881948265e-11);
     const dyn_sincos_vd s0 = r + r * z * sp;
-    const dyn_sincos_vd c0 = 1.0 - 0.5 * z + z * z * cp;
-    /* quadrant k mod 4 from the low bits: odd k swaps (s, c) -> (c, -s), k & 2 negates both */
+    const dyn_sincos_vd c0 = (1.0 - 0.5 * z) + z2 * cp;
+    /* quadrant k mod 4 from the low bits: odd k swaps (s, c) -> (c, -s), k & 2 negates both;
+     * |r z sp| < |r|, so the sign of sin before that is r's (copied: sin(-0) = -0) */
     const dyn_sincos_vi odd = kbits & 1, swap = -odd;
     const dyn_sincos_vi neg = (kbits & 2) << 62;
-    /* |r z sp| < |r|, so sin's sign is r's: copied, which keeps sin(-0) = -0 */
-    const unsigned long long sgn = 1ull << 63;
     const dyn_sincos_vi sb = ((dyn_sincos_vi)s0 & ~sgn) | ((dyn_sincos_vi)r & sgn);
     const dyn_sincos_vi cb = (dyn_sincos_vi)c0;
     const dyn_sincos_vi so = ((sb & ~swap) | (cb & swap)) ^ neg;
@@ -78,31 +82,27 @@ dyn_sincos_lanes(const double *__restrict__ x, double *__restrict__ s, double *_
     memcpy(c, &co, sizeof co);
 }
 
-/* s[i], c[i] = sin, cos of x[i] for i < n (see the top of this file). */
+/* s[i], c[i] = sin, cos of x[i] for i < n (see the top of this file). Whole vectors straight
+ * from x; a last partial one overlaps the previous (or, for n below the width, goes through a
+ * padded copy). */
 static inline __attribute__((always_inline)) void
 dyn_sincos_n(const double *__restrict__ x, double *__restrict__ s, double *__restrict__ c, int n)
 {
-    int i = 0, slow = 0;
-    double xs[DYN_SINCOS_W];
-    for (; i + DYN_SINCOS_W <= n; i += DYN_SINCOS_W) {
-        for (int k = 0; k < DYN_SINCOS_W; k++) { /* out-of-range lanes get 0 for now */
-            const int ok = fabs(x[i + k]) < DYN_SINCOS_FAST_MAX;
-            xs[k] = ok ? x[i + k] : 0.0;
-            slow |= !ok;
-        }
-        dyn_sincos_lanes(xs, s + i, c + i);
+    dyn_sincos_vi bad = {0};
+    int i = 0;
+    for (; i + DYN_SINCOS_W <= n; i += DYN_SINCOS_W) dyn_sincos_lanes(x + i, s + i, c + i, &bad);
+    if (i < n && n >= DYN_SINCOS_W) {
+        i = n - DYN_SINCOS_W;
+        dyn_sincos_lanes(x + i, s + i, c + i, &bad);
+    } else if (i < n) {
+        double xs[DYN_SINCOS_W] = {0}, st[DYN_SINCOS_W], ct[DYN_SINCOS_W];
+        for (int k = 0; k < n; k++) xs[k] = x[k];
+        dyn_sincos_lanes(xs, st, ct, &bad);
+        for (int k = 0; k < n; k++) s[k] = st[k], c[k] = ct[k];
     }
-    if (i < n) { /* the last, partial vector through a padded copy */
-        double st[DYN_SINCOS_W], ct[DYN_SINCOS_W];
-        for (int k = 0; k < DYN_SINCOS_W; k++) {
-            const int ok = i + k < n && fabs(x[i + k]) < DYN_SINCOS_FAST_MAX;
-            xs[k] = ok ? x[i + k] : 0.0;
-            slow |= i + k < n && !ok;
-        }
-        dyn_sincos_lanes(xs, st, ct);
-        for (int k = 0; i + k < n; k++) s[i + k] = st[k], c[i + k] = ct[k];
-    }
-    if (slow)
+    unsigned long long any = 0;
+    for (int k = 0; k < DYN_SINCOS_W; k++) any |= bad[k];
+    if (any)
         for (int k = 0; k < n; k++)
             if (!(fabs(x[k]) < DYN_SINCOS_FAST_MAX)) s[k] = sin(x[k]), c[k] = cos(x[k]);
 }
