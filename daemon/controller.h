@@ -29,6 +29,14 @@ typedef struct {
     double velocity_filter_hz;
 } law_params;
 
+/* The dynamics a law evaluates: the function table in use (the arm's generated code or the
+ * general core, dyn_funcs_for), the model and its workspace. */
+typedef struct {
+    const dyn_funcs *f;
+    const dyn_model *m;
+    dyn_data *d;
+} law_dyn;
+
 /* Per-run controller memory: the error integral [rad s] and the last commanded torque. */
 typedef struct {
     double integral[CFG_MAX_JOINTS];
@@ -42,19 +50,19 @@ void law_reset(law_state *s, int n); /* integral and previous torque to zero */
  * qdd_des, over a tick of dt [s]:
  *   computed_torque: e = q_des - q, I += e dt (|I| <= i_limit),
  *                    tau = RNEA(q, qd, qdd_des + Kd (qd_des - qd) + Kp e + Ki I) with gravity,
- *                    armature and friction (one dyn_rnea call);
+ *                    armature and friction (one rnea call);
  *   pd_gravity:      tau = Kp e + Kd (qd_des - qd) + Ki I + G(q);
  *   gravity_comp:    tau = G(q) + friction(qd). */
-void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,
-                 const double *q, const double *qd, const double *q_des, const double *qd_des,
-                 const double *qdd_des, double dt, law_state *s, double *tau);
+void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,
+                 const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
+                 double dt, law_state *s, double *tau);
 
 /* Adds viscous damping: tau -= D qd, D the [joint] damping gains [N m s/rad|N s/m]. */
 void law_add_damping(const law_params *p, const double *qd, double *tau);
 
 /* Damping stop torque: tau = -D qd + G(q). */
-void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
-              const double *qd, double *tau);
+void law_damp(const law_params *p, const law_dyn *dy, const double *q, const double *qd,
+              double *tau);
 
 /* Clamps |tau_j| <= torque_j, then limits |tau_j - tau_prev_j| <= torque_rate_j dt (rate 0 =
  * none), stores the result as tau_prev. Returns the number of joints the clamp acted on. */

@@ -20,6 +20,7 @@
 #include "daemon/api.h"
 #include "daemon/checkconfig.h"
 #include "daemon/control.h"
+#include "daemon/dyngen.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
 #include "daemon/torqueoff.h"
@@ -112,6 +113,7 @@ typedef struct {
     const char *config_path;
     const char *socket_override, *port_override;
     armd_config *cfg; /* as loaded at start, with overrides applied */
+    dyngen gen;       /* the arm's generated dynamics, if any (released after the ctl) */
     ctl *c;
     api_server *api;
     uint64_t event_cursor;
@@ -398,6 +400,8 @@ static int start_arm(armd *a)
         log_err("%s: the dynamics model cannot be built", a->config_path);
         return 2;
     }
+    dyngen_find(a->config_path, model, &a->gen);
+    log_msg(a->gen.refused ? LOG_PRIO_WARNING : LOG_PRIO_INFO, "dynamics: %s", a->gen.what);
     drv_fault f = {DRV_OK, -1, ""};
     drv *d = drv_open(a->cfg, &f);
     if (!d) {
@@ -427,6 +431,7 @@ static int start_arm(armd *a)
         dyn_model_free(model);
         return 1;
     }
+    ctl_use_generated(a->c, a->gen.module);
     if (ctl_start(a->c, &err) != 0) {
         log_err("cannot start the control thread: %s", err.message);
         fatal_arm(NULL, NULL);
@@ -459,6 +464,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     status = start_arm(&a);
     if (status != 0) {
+        dyngen_release(&a.gen);
         free(a.cfg);
         return status;
     }
@@ -490,6 +496,7 @@ int main(int argc, char **argv)
         ctl_stop(a.c);
         fatal_arm(NULL, NULL);
         ctl_free(a.c);
+        dyngen_release(&a.gen);
         free(a.cfg);
         return 1;
     }
@@ -520,6 +527,7 @@ int main(int argc, char **argv)
     api_close(a.api);
     fatal_arm(NULL, NULL); /* before the driver closes */
     ctl_free(a.c);
+    dyngen_release(&a.gen);
     free(a.cfg);
     log_notice("stopped: torque off, servos disabled");
     return 0;

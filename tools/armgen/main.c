@@ -47,6 +47,7 @@ static const char usage_text[] =
     "    -o, --output FILE    where to write (C: default standard output; --shared: default\n"
     "                         CONFIG without .ini plus .dyn.so, where armd looks for it)\n"
     "    -s, --symbol NAME    C name of the module (default armgen_module, what armd loads)\n"
+    "    -q, --quiet          do not print the configuration's warnings\n"
     "        --shared         compile with $CC (default " ARMGEN_CC ") into a shared object;\n"
     "                         the C source is kept beside it (.c instead of .so)\n"
     "        --counts         print the operation counts of every function and exit\n"
@@ -58,7 +59,7 @@ static const char usage_text[] =
 
 typedef struct {
     const char *config, *output, *symbol;
-    int shared, counts;
+    int shared, counts, quiet;
 } options;
 
 static double now_s(void)
@@ -71,16 +72,14 @@ static double now_s(void)
 /* Parses the options; returns -1 to exit with *status. */
 static int parse_args(int argc, char **argv, options *o, int *status)
 {
-    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"symbol", required_argument, NULL, 's'},
-                                         {"shared", no_argument, NULL, 'S'},
-                                         {"counts", no_argument, NULL, 'C'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
+        {"symbol", required_argument, NULL, 's'}, {"shared", no_argument, NULL, 'S'},
+        {"counts", no_argument, NULL, 'C'},       {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int c;
     o->symbol = "armgen_module";
-    while ((c = getopt_long(argc, argv, "c:o:s:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:o:s:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
             o->config = optarg;
@@ -96,6 +95,9 @@ static int parse_args(int argc, char **argv, options *o, int *status)
             break;
         case 'C':
             o->counts = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
             break;
         case 'h':
             fputs(usage_text, stdout);
@@ -122,12 +124,13 @@ static int parse_args(int argc, char **argv, options *o, int *status)
 }
 
 /* Loads the configuration and the model's internal form; 0 or the exit status. */
-static int load_form(const char *path, armd_config *cfg, dyn_form *form, unsigned long long *hash)
+static int load_form(const char *path, int quiet, armd_config *cfg, dyn_form *form,
+                     unsigned long long *hash)
 {
     cfg_report rep;
     cfg_report_init(&rep);
     int errors = cfg_load(path, cfg, &rep);
-    if (errors || rep.n_warnings) cfg_report_print(&rep, stderr);
+    if (errors || (rep.n_warnings && !quiet)) cfg_report_print(&rep, stderr);
     cfg_report_free(&rep);
     if (errors) {
         fprintf(stderr, "armgen: %s: not valid, nothing generated\n", path);
@@ -273,7 +276,7 @@ int main(int argc, char **argv)
     if (!cfg || !form)
         status = 1;
     else
-        status = load_form(o.config, cfg, form, &hash);
+        status = load_form(o.config, o.quiet, cfg, form, &hash);
     if (status == 0) status = generate(&o, cfg, form, hash);
     free(cfg);
     free(form);
