@@ -1,6 +1,7 @@
 /* emit.c — straight-line C for one generated function, with its operation counts (emit.h). */
 #include "tools/armgen/emit.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,7 +173,9 @@ static void mark_guards(const emit_fn *e, bool *reach)
 static void ref(const emit_fn *e, int x, char *buf, size_t len)
 {
     const ex_node *nd = &e->g->node[x];
-    if (nd->op == EX_CONST) {
+    if (nd->op == EX_CONST && !isfinite(nd->k)) { /* a division by a zero pivot */
+        snprintf(buf, len, "%s", isnan(nd->k) ? "NAN" : nd->k > 0 ? "INFINITY" : "(-INFINITY)");
+    } else if (nd->op == EX_CONST) {
         char num[40];
         snprintf(num, sizeof num, "%.17g", nd->k);
         if (!strpbrk(num, ".en")) strcat(num, ".0");
