@@ -9,15 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config/config.h"
 #include "tools/armgen/builtin.h"
-
-/* The shared object armgen --shared writes for a configuration. */
-static void so_path(const char *config_path, char *out, size_t len)
-{
-    size_t n = strlen(config_path);
-    if (n > 4 && strcmp(config_path + n - 4, ".ini") == 0) n -= 4;
-    snprintf(out, len, "%.*s.dyn.so", (int)n, config_path);
-}
 
 /* Why module g does not fit model m with hash h, or NULL when it does. */
 static const char *mismatch(const dyn_gen_module *g, const dyn_model *m, unsigned long long h,
@@ -106,14 +99,13 @@ void dyngen_find(const char *config_path, const dyn_model *m, dyngen *out)
         }
     }
     char path[512], why[1200];
-    if (strlen(config_path) + 8 > sizeof path) {
+    if (cfg_sibling_path(config_path, CFG_DYNAMICS_SUFFIX, path, sizeof path) != 0) {
         snprintf(out->what, sizeof out->what,
                  "general core: no generated code built in for this model (hash 0x%016llx), "
                  "and the configuration's path is too long to look for a shared object",
                  h);
         return;
     }
-    so_path(config_path, path, sizeof path);
     try_shared(path, config_path, m, h, out, why, sizeof why);
     if (!out->module)
         snprintf(out->what, sizeof out->what,

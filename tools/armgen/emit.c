@@ -43,16 +43,6 @@ struct emit_fn {
     int trig_of[DYN_MAX_DOF]; /* joint -> index in s_/c_, -1 = unused */
 };
 
-static void *grow(void *p, size_t n)
-{
-    void *q = realloc(p, n);
-    if (!q) {
-        fprintf(stderr, "armgen: out of memory\n");
-        exit(1);
-    }
-    return q;
-}
-
 int op_total(const op_count *c)
 {
     return c->mul + c->add + c->div;
@@ -61,7 +51,7 @@ int op_total(const op_count *c)
 emit_fn *emit_begin(const ex_graph *g, const dyn_form *f, const char *ret, const char *name,
                     const char *params)
 {
-    emit_fn *e = grow(NULL, sizeof *e);
+    emit_fn *e = ex_realloc(NULL, sizeof *e);
     memset(e, 0, sizeof *e);
     e->g = g;
     e->f = f;
@@ -80,7 +70,7 @@ void emit_input_name(emit_fn *e, ex_input kind, const char *name)
 
 static item *new_item(emit_fn *e, bool seg)
 {
-    e->items = grow(e->items, sizeof(item) * (size_t)(e->nitems + 1));
+    e->items = ex_realloc(e->items, sizeof(item) * (size_t)(e->nitems + 1));
     item *it = &e->items[e->nitems++];
     memset(it, 0, sizeof *it);
     it->is_segment = seg;
@@ -106,7 +96,7 @@ void emit_segment(emit_fn *e, const char *cond)
 void emit_out(emit_fn *e, int node, char op, const char *lhs_fmt, ...)
 {
     if (op != '=' && node == EX_ZERO) return; /* += 0, -= 0 */
-    e->outs = grow(e->outs, sizeof(output) * (size_t)(e->nouts + 1));
+    e->outs = ex_realloc(e->outs, sizeof(output) * (size_t)(e->nouts + 1));
     output *o = &e->outs[e->nouts++];
     o->node = node;
     o->op = op;
@@ -119,7 +109,7 @@ void emit_out(emit_fn *e, int node, char op, const char *lhs_fmt, ...)
 
 void emit_guard(emit_fn *e, int node, bool positive)
 {
-    e->guards = grow(e->guards, sizeof(guard) * (size_t)(e->nguards + 1));
+    e->guards = ex_realloc(e->guards, sizeof(guard) * (size_t)(e->nguards + 1));
     e->guards[e->nguards++] = (guard){node, positive};
 }
 
@@ -325,12 +315,10 @@ void emit_end(emit_fn *e, FILE *out, op_count *always, op_count *cond)
 {
     const size_t n = (size_t)e->g->len;
     op_count ca = {0}, cc = {0};
-    bool *all = calloc(n, 1), *uncond = calloc(n, 1), *seg = calloc(n, 1), *hoist = calloc(n, 1);
-    e->var = malloc(sizeof(int) * n);
-    if (!all || !uncond || !seg || !hoist || !e->var) {
-        fprintf(stderr, "armgen: out of memory\n");
-        exit(1);
-    }
+    bool *all = ex_realloc(NULL, 4 * n), *uncond = all + n, *seg = all + 2 * n,
+         *hoist = all + 3 * n;
+    memset(all, 0, 4 * n);
+    e->var = ex_realloc(NULL, sizeof(int) * n);
     for (size_t x = 0; x < n; x++) e->var[x] = -1;
     e->out = out;
     for (int i = 0; i < e->nitems; i++) {
@@ -383,8 +371,5 @@ void emit_end(emit_fn *e, FILE *out, op_count *always, op_count *cond)
     if (always) *always = ca;
     if (cond) *cond = cc;
     free(all);
-    free(uncond);
-    free(seg);
-    free(hoist);
     emit_free(e);
 }

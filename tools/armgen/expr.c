@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *grow(void *p, size_t n)
+void *ex_realloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
     if (!q) {
@@ -36,7 +36,7 @@ static bool node_equal(const ex_node *x, const ex_node *y)
 static void rehash(ex_graph *g)
 {
     g->nslot = g->nslot ? 2 * g->nslot : 1024;
-    g->slot = grow(g->slot, sizeof(int) * (size_t)g->nslot);
+    g->slot = ex_realloc(g->slot, sizeof(int) * (size_t)g->nslot);
     memset(g->slot, 0xff, sizeof(int) * (size_t)g->nslot);
     for (int i = 0; i < g->len; i++) {
         size_t s = node_key(&g->node[i]) & (size_t)(g->nslot - 1);
@@ -54,7 +54,7 @@ static int intern(ex_graph *g, ex_node n)
         if (node_equal(&g->node[g->slot[s]], &n)) return g->slot[s];
     if (g->len == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 4096;
-        g->node = grow(g->node, sizeof(ex_node) * (size_t)g->cap);
+        g->node = ex_realloc(g->node, sizeof(ex_node) * (size_t)g->cap);
     }
     g->node[g->len] = n;
     g->slot[s] = g->len;
@@ -65,6 +65,12 @@ static int make(ex_graph *g, ex_op op, int a, int b, int c)
 {
     ex_node n = {op, a, b, c, 0.0};
     return intern(g, n);
+}
+
+/* A commutative operation with its operands in id order (a + b and b + a are one node). */
+static int make_sorted(ex_graph *g, ex_op op, int a, int b)
+{
+    return a < b ? make(g, op, a, b, 0) : make(g, op, b, a, 0);
 }
 
 void ex_init(ex_graph *g)
@@ -123,11 +129,7 @@ int ex_add(ex_graph *g, int a, int b)
     if (cb && kb == 0.0) return a;
     if (is_op(g, b, EX_NEG)) return ex_sub(g, a, g->node[b].a);
     if (is_op(g, a, EX_NEG)) return ex_sub(g, b, g->node[a].a);
-    if (a > b) {
-        int t = a;
-        a = b, b = t;
-    }
-    return make(g, EX_ADD, a, b, 0);
+    return make_sorted(g, EX_ADD, a, b);
 }
 
 int ex_sub(ex_graph *g, int a, int b)
@@ -166,11 +168,7 @@ int ex_mul(ex_graph *g, int a, int b)
     }
     if (is_op(g, a, EX_NEG)) return ex_neg(g, ex_mul(g, g->node[a].a, b));
     if (is_op(g, b, EX_NEG)) return ex_neg(g, ex_mul(g, a, g->node[b].a));
-    if (a > b) {
-        int t = a;
-        a = b, b = t;
-    }
-    return make(g, EX_MUL, a, b, 0);
+    return make_sorted(g, EX_MUL, a, b);
 }
 
 int ex_div(ex_graph *g, int a, int b)

@@ -24,6 +24,7 @@
 #define ARMD_ARMGEN_EXPR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef enum {
     EX_CONST,
@@ -63,6 +64,10 @@ typedef struct {
     int *slot; /* open-addressing hash table of node ids, -1 = empty */
     int nslot;
 } ex_graph;
+
+/* realloc that ends armgen with a message when memory runs out (a generator has nothing to
+ * fall back to). */
+void *ex_realloc(void *p, size_t n);
 
 /* A new graph holding the constants 0 (node EX_ZERO) and 1 (EX_ONE); exits on no memory. */
 void ex_init(ex_graph *g);

@@ -42,25 +42,37 @@ typedef enum { FLAGS_RUNTIME, FLAGS_RIGID } flag_mode;
 typedef struct {
     ex_graph g;
     sym_arm a;
+    flag_mode mode;
     int q[DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF], ext[DYN_MAX_DOF];
     int wrench[6];
     int flag[3]; /* gravity, armature, friction: inputs or constants */
 } build;
 
-static void build_init(build *b, const dyn_form *f, flag_mode mode)
+/* A build of arm f on a fresh graph (build_free when done). */
+static build *build_new(const dyn_form *f, flag_mode mode)
 {
+    build *b = ex_realloc(NULL, sizeof *b);
+    memset(b, 0, sizeof *b);
     ex_init(&b->g);
     sym_arm_init(&b->a, &b->g, f);
+    b->mode = mode;
     for (int i = 0; i < f->n; i++) {
         b->q[i] = ex_in(&b->g, IN_Q, i);
         b->qd[i] = ex_in(&b->g, IN_QD, i);
         b->qdd[i] = ex_in(&b->g, IN_QDD, i);
         b->tau[i] = ex_in(&b->g, IN_TAU, i);
-        b->ext[i] = ex_in(&b->g, IN_EXT, i);
+        b->ext[i] = mode == FLAGS_RUNTIME ? ex_in(&b->g, IN_EXT, i) : EX_ZERO;
     }
     for (int k = 0; k < 6; k++) b->wrench[k] = ex_in(&b->g, IN_WRENCH, k);
     for (int k = 0; k < 3; k++)
         b->flag[k] = mode == FLAGS_RUNTIME ? ex_in(&b->g, IN_FLAG, k) : (k == 0 ? EX_ONE : EX_ZERO);
+    return b;
+}
+
+static void build_free(build *b)
+{
+    ex_free(&b->g);
+    free(b);
 }
 
 /* The base accelerates at -g when the gravity flag is set. */
@@ -88,7 +100,7 @@ static emit_fn *begin(build *b, ag_func fn, const char *ret)
 
 /* Inverse dynamics: the recursion with gravity by flag, + armature qdd, + friction (by flags),
  * and - J^T w in a block of its own when a wrench is given. */
-static void gen_rnea(build *b, flag_mode mode, FILE *out, op_count *c, op_count *cw)
+static void gen_rnea(build *b, FILE *out, op_count *c, op_count *cw)
 {
     const int n = b->a.n;
     int tau[DYN_MAX_DOF], kt[DYN_MAX_DOF];
@@ -102,7 +114,7 @@ static void gen_rnea(build *b, flag_mode mode, FILE *out, op_count *c, op_count 
         const int fr = ex_sel(&b->g, b->flag[2], sym_friction(&b->a, i, b->qd[i]), EX_ZERO);
         emit_out(e, ex_add(&b->g, ex_add(&b->g, tau[i], arm), fr), '=', "tau[%d]", i);
     }
-    if (mode == FLAGS_RUNTIME) {
+    if (b->mode == FLAGS_RUNTIME) {
         wrench_only(b, kt);
         emit_segment(e, "wrench");
         for (int i = 0; i < n; i++) emit_out(e, kt[i], '+', "tau[%d]", i);
@@ -167,11 +179,13 @@ static void gen_forward(build *b, int use_aba, FILE *out, op_count *c, op_count 
         for (int i = 0; i < n; i++) r[i] = ex_sub(g, r[i], ex_add(g, bias[i], fric[i]));
         sym_ldlt_solve(g, n, H, r, x, dpiv);
     }
-    wrench_only(b, kt);
     emit_fn *e = begin(b, AG_FORWARD, "int");
-    emit_raw(e, "double ext_[%d] = {0};", n);
-    emit_segment(e, "wrench");
-    for (int i = 0; i < n; i++) emit_out(e, ex_neg(g, kt[i]), '=', "ext_[%d]", i);
+    if (b->mode == FLAGS_RUNTIME) {
+        wrench_only(b, kt);
+        emit_raw(e, "double ext_[%d] = {0};", n);
+        emit_segment(e, "wrench");
+        for (int i = 0; i < n; i++) emit_out(e, ex_neg(g, kt[i]), '=', "ext_[%d]", i);
+    }
     emit_segment(e, NULL);
     for (int i = 0; i < n; i++) emit_out(e, x[i], '=', "qdd[%d]", i);
     for (int i = 0; i < n; i++) emit_guard(e, dpiv[i], true);
@@ -211,19 +225,15 @@ static void gen_friction(build *b, FILE *out, op_count *c)
     emit_end(e, out, c, NULL);
 }
 
-/* Builds function fn on a fresh graph (out NULL: counts only). */
-static void generate(const dyn_form *f, ag_func fn, int variant, FILE *out, op_count *c,
-                     op_count *cw)
+/* Builds function fn on a fresh graph (out NULL: counts only); use_aba picks the forward
+ * dynamics method. */
+static void generate(const dyn_form *f, ag_func fn, flag_mode mode, int use_aba, FILE *out,
+                     op_count *c, op_count *cw)
 {
-    build *b = calloc(1, sizeof *b);
-    if (!b) {
-        fprintf(stderr, "armgen: out of memory\n");
-        exit(1);
-    }
-    build_init(b, f, variant < 0 ? FLAGS_RIGID : FLAGS_RUNTIME);
+    build *b = build_new(f, mode);
     switch (fn) {
     case AG_RNEA:
-        gen_rnea(b, variant < 0 ? FLAGS_RIGID : FLAGS_RUNTIME, out, c, cw);
+        gen_rnea(b, out, c, cw);
         break;
     case AG_GRAVITY:
         gen_term(b, TERM_GRAVITY, fn, out, c);
@@ -235,7 +245,7 @@ static void generate(const dyn_form *f, ag_func fn, int variant, FILE *out, op_c
         gen_mass_matrix(b, out, c);
         break;
     case AG_FORWARD:
-        gen_forward(b, variant, out, c, cw);
+        gen_forward(b, use_aba, out, c, cw);
         break;
     case AG_JACOBIAN:
         gen_jacobian(b, out, c);
@@ -247,22 +257,18 @@ static void generate(const dyn_form *f, ag_func fn, int variant, FILE *out, op_c
         gen_friction(b, out, c);
         break;
     }
-    ex_free(&b->g);
-    free(b);
+    build_free(b);
 }
 
 /* Counts of the terms that are not functions of their own (inertia term, J^T w). */
 static void count_terms(const dyn_form *f, ag_counts *k)
 {
-    build *b = calloc(1, sizeof *b);
-    if (!b) exit(1);
-    build_init(b, f, FLAGS_RUNTIME);
+    build *b = build_new(f, FLAGS_RUNTIME);
     gen_term(b, TERM_INERTIA, AG_NFUNC, NULL, &k->inertia_term);
-    ex_free(&b->g);
-    build_init(b, f, FLAGS_RUNTIME);
+    build_free(b);
+    b = build_new(f, FLAGS_RUNTIME);
     gen_term(b, TERM_WRENCH, AG_NFUNC, NULL, &k->wrench_term);
-    ex_free(&b->g);
-    free(b);
+    build_free(b);
 }
 
 static void write_count(FILE *out, const char *what, const op_count *c)
@@ -295,9 +301,13 @@ static void write_header(FILE *out, const dyn_form *f, unsigned long long hash, 
         if (fn == AG_RNEA || fn == AG_FORWARD)
             write_count(out, "  + with a tool wrench", &k->wrench[fn]);
     }
-    write_count(out, "rnea, gravity only (NEDYN's case)", &k->rnea_rigid);
-    write_count(out, "forward by method 3 + LDL^T", &k->forward_crba);
-    write_count(out, "forward by the O(n) recursion", &k->forward_aba);
+    fprintf(out, " * Without armature, friction and wrench (seed 001's NEDYN cases):\n");
+    write_count(out, "rnea (NEDYN)", &k->rigid_rnea);
+    write_count(out, "inertia term H qdd (HTERM)", &k->inertia_term);
+    write_count(out, "external force J^T w (KTERM)", &k->wrench_term);
+    write_count(out, "mass matrix (HMAT)", &k->rigid_mass);
+    write_count(out, "forward, method 3 + LDL^T (HBMAT)", &k->rigid_forward[0]);
+    write_count(out, "forward, O(n) recursion", &k->rigid_forward[1]);
     fprintf(out, " */\n#include <math.h>\n\n#include \"dynamics/dynamics.h\"\n\n");
 }
 
@@ -307,17 +317,23 @@ void ag_generate(const dyn_form *f, unsigned long long hash, const ag_info *info
     ag_counts k;
     memset(&k, 0, sizeof k);
     for (int fn = 0; fn < AG_NFUNC; fn++)
-        if (fn != AG_FORWARD) generate(f, (ag_func)fn, 0, NULL, &k.always[fn], &k.wrench[fn]);
-    generate(f, AG_RNEA, -1, NULL, &k.rnea_rigid, NULL);
-    generate(f, AG_FORWARD, 0, NULL, &k.forward_crba, &k.wrench[AG_FORWARD]);
-    generate(f, AG_FORWARD, 1, NULL, &k.forward_aba, &k.wrench[AG_FORWARD]);
-    k.forward_uses_aba = op_total(&k.forward_aba) < op_total(&k.forward_crba);
-    k.always[AG_FORWARD] = k.forward_uses_aba ? k.forward_aba : k.forward_crba;
+        if (fn != AG_FORWARD)
+            generate(f, (ag_func)fn, FLAGS_RUNTIME, 0, NULL, &k.always[fn], &k.wrench[fn]);
+    op_count fw[2];
+    for (int m = 0; m < 2; m++) {
+        generate(f, AG_FORWARD, FLAGS_RUNTIME, m, NULL, &fw[m], &k.wrench[AG_FORWARD]);
+        generate(f, AG_FORWARD, FLAGS_RIGID, m, NULL, &k.rigid_forward[m], NULL);
+    }
+    k.forward_uses_aba = op_total(&fw[1]) < op_total(&fw[0]);
+    k.always[AG_FORWARD] = fw[k.forward_uses_aba];
+    generate(f, AG_RNEA, FLAGS_RIGID, 0, NULL, &k.rigid_rnea, NULL);
+    generate(f, AG_MASS_MATRIX, FLAGS_RIGID, 0, NULL, &k.rigid_mass, NULL);
     count_terms(f, &k);
     if (out) {
         write_header(out, f, hash, info, &k);
         for (int fn = 0; fn < AG_NFUNC; fn++)
-            generate(f, (ag_func)fn, fn == AG_FORWARD ? k.forward_uses_aba : 0, out, NULL, NULL);
+            generate(f, (ag_func)fn, FLAGS_RUNTIME, fn == AG_FORWARD && k.forward_uses_aba, out,
+                     NULL, NULL);
         fprintf(out, "const dyn_gen_module %s = {\n    DYN_GEN_ABI,\n    0x%016llxull,\n    %d,\n",
                 info->symbol, hash, f->n);
         fprintf(out,

@@ -35,13 +35,15 @@ extern const char *const ag_func_name[AG_NFUNC];
 typedef struct {
     op_count always[AG_NFUNC]; /* the code every call runs */
     op_count wrench[AG_NFUNC]; /* what a tool wrench adds (rnea, forward) */
-    /* seed 001's Table 4.2 / 4.5 cases, counted but not written */
-    op_count rnea_rigid;   /* tau from q, qd, qdd with gravity, no armature or friction */
-    op_count inertia_term; /* H(q) qdd (HTERM) */
-    op_count wrench_term;  /* J^T w (KTERM) */
-    op_count forward_crba; /* H by composite bodies + bias + LDL^T (Walker-Orin method 3) */
-    op_count forward_aba;  /* the O(n) articulated-body recursion */
-    int forward_uses_aba;  /* which of the two the written forward() is (the fewer operations) */
+    /* seed 001's cases (Tables 4.2-4.5: gravity, no armature, friction or wrench), counted
+     * but not written */
+    op_count rigid_rnea;       /* tau from q, qd, qdd (NEDYN) */
+    op_count inertia_term;     /* H(q) qdd (HTERM) */
+    op_count wrench_term;      /* J^T w (KTERM) */
+    op_count rigid_mass;       /* H (HMAT) */
+    op_count rigid_forward[2]; /* H + bias + LDL^T (method 3, HBMAT); the O(n) recursion */
+    int forward_uses_aba;      /* the written forward(): the O(n) recursion (1) or method 3 (0),
+                                  whichever has fewer operations with the run-time flags */
 } ag_counts;
 
 typedef struct {

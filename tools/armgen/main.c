@@ -200,14 +200,6 @@ static int compile_shared(const char *src, const char *so)
     return 0;
 }
 
-/* The default shared object of a configuration: CONFIG without ".ini" + ".dyn.so". */
-static void default_so(const char *config, char *out, size_t len)
-{
-    size_t n = strlen(config);
-    if (n > 4 && strcmp(config + n - 4, ".ini") == 0) n -= 4;
-    snprintf(out, len, "%.*s.dyn.so", (int)n, config);
-}
-
 static void print_counts(const ag_counts *k)
 {
     printf("%-30s %5s %5s %4s %6s %5s\n", "function", "mul", "add", "div", "total", "trig");
@@ -216,7 +208,7 @@ static void print_counts(const ag_counts *k)
         printf("%-30s %5d %5d %4d %6d %5d\n", ag_func_name[fn], c->mul, c->add, c->div, op_total(c),
                c->trig);
     }
-    const op_count *r = &k->rnea_rigid;
+    const op_count *r = &k->rigid_rnea;
     printf("%-30s %5d %5d %4d %6d %5d\n", "rnea (gravity only)", r->mul, r->add, r->div,
            op_total(r), r->trig);
 }
@@ -235,8 +227,10 @@ static int generate(const options *o, const armd_config *cfg, const dyn_form *fo
     if (o->shared) {
         if (o->output)
             snprintf(so, sizeof so, "%s", o->output);
-        else
-            default_so(o->config, so, sizeof so);
+        else if (cfg_sibling_path(o->config, CFG_DYNAMICS_SUFFIX, so, sizeof so) != 0) {
+            fprintf(stderr, "armgen: %s: path too long\n", o->config);
+            return 1;
+        }
         size_t n = strlen(so);
         snprintf(src, sizeof src, "%.*s.c",
                  (int)(n > 3 && strcmp(so + n - 3, ".so") == 0 ? n - 3 : n), so);
