@@ -148,14 +148,21 @@ static void mark_from(const ex_graph *g, const int *roots, int nroots, bool *rea
     }
 }
 
+/* Marks what the item's outputs depend on (one sweep for all of them). */
 static void mark_item(const emit_fn *e, const item *it, bool *reach)
 {
-    for (int k = 0; k < it->nout; k++) mark_from(e->g, &e->outs[it->first_out + k].node, 1, reach);
+    int *roots = ex_realloc(NULL, sizeof(int) * (size_t)(it->nout + 1));
+    for (int k = 0; k < it->nout; k++) roots[k] = e->outs[it->first_out + k].node;
+    mark_from(e->g, roots, it->nout, reach);
+    free(roots);
 }
 
 static void mark_guards(const emit_fn *e, bool *reach)
 {
-    for (int k = 0; k < e->nguards; k++) mark_from(e->g, &e->guards[k].node, 1, reach);
+    int *roots = ex_realloc(NULL, sizeof(int) * (size_t)(e->nguards + 1));
+    for (int k = 0; k < e->nguards; k++) roots[k] = e->guards[k].node;
+    mark_from(e->g, roots, e->nguards, reach);
+    free(roots);
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -353,11 +360,9 @@ void emit_end(emit_fn *e, FILE *out, op_count *always, op_count *cond)
         for (size_t x = 0; x < n; x++) /* the block's variables go out of scope */
             if (e->var[x] >= before) e->var[x] = -1;
     }
-    for (int k = 0; k < e->nguards; k++) {
-        memset(seg, 0, n);
-        mark_from(e->g, &e->guards[k].node, 1, seg);
-        write_nodes(e, seg, "    ", &ca);
-    }
+    memset(seg, 0, n);
+    mark_guards(e, seg);
+    write_nodes(e, seg, "    ", &ca);
     for (int k = 0; k < e->nguards && out; k++) {
         char r[64];
         ref(e, e->guards[k].node, r, sizeof r);
