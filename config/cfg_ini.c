@@ -307,10 +307,7 @@ static int name_cmp(const void *a, const void *b)
 void cfg_parse_dropins(cfg_ctx *c, const char *main_path)
 {
     char dir[CFG_PATH_MAX + 8];
-    size_t n = strlen(main_path);
-    if (n > 4 && strcmp(main_path + n - 4, ".ini") == 0) n -= 4;
-    if (n > CFG_PATH_MAX) return;
-    snprintf(dir, sizeof(dir), "%.*s.d", (int)n, main_path);
+    if (cfg_sibling_path(main_path, ".d", dir, sizeof dir) != 0) return;
     DIR *d = opendir(dir);
     if (!d) return;
     char **names = NULL;

@@ -156,6 +156,12 @@ void cfg_report_print(const cfg_report *r, FILE *out);
  * there, in lexical order, keys override the main file). Fills *cfg (defaults for absent optional
  * keys). Returns the number of errors (0 = usable). Never exits, never crashes on any input. */
 int cfg_load(const char *path, armd_config *cfg, cfg_report *rep);
+/* A file beside a configuration: path without a final ".ini", then suffix: ".d" is the drop-in
+ * folder, CFG_DYNAMICS_SUFFIX the arm's generated dynamics (armgen --shared). Returns 0, or -1
+ * (out empty) when it does not fit in len. */
+#define CFG_DYNAMICS_SUFFIX ".dyn.so"
+int cfg_sibling_path(const char *path, const char *suffix, char *out, size_t len);
+
 /* The same from a string (tests, fuzzing); name is used in messages as the file name. */
 int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_report *rep);
 

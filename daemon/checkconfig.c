@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "config/config.h"
+#include "daemon/dyngen.h"
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
 
@@ -107,6 +108,10 @@ int armd_check_config(const char *path, FILE *out)
                 "retries\n",
                 100.0 * bus_us / period_us);
     }
+    dyngen gen;
+    dyngen_find(path, m, &gen);
+    fprintf(out, "dynamics: %s\n", gen.what);
+    dyngen_release(&gen);
     fprintf(out, "%s: %s\n", path, status ? "NOT usable" : "valid");
     dyn_data_free(d);
     dyn_model_free(m);

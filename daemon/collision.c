@@ -7,22 +7,21 @@
 #include <string.h>
 
 /* beta = C^T qd - G(q) - tau_f(qd) [N m|N] and p = H qd at (q, qd). */
-static void momentum_terms(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
-                           double *p, double *beta)
+static void momentum_terms(const law_dyn *dy, const double *q, const double *qd, double *p,
+                           double *beta)
 {
-    int n = dyn_model_dof(m);
+    int n = dyn_model_dof(dy->m);
     double ct[CFG_MAX_JOINTS], g[CFG_MAX_JOINTS], f[CFG_MAX_JOINTS];
-    dyn_momentum(m, d, q, qd, DYN_ARMATURE, p, ct);
-    dyn_gravity(m, d, q, g);
-    dyn_friction(m, qd, f);
+    dy->f->momentum(dy->m, dy->d, q, qd, DYN_ARMATURE, p, ct);
+    dy->f->gravity(dy->m, dy->d, q, g);
+    dy->f->friction(dy->m, qd, f);
     for (int j = 0; j < n; j++) beta[j] = ct[j] - g[j] - f[j];
 }
 
-void coll_start(coll_observer *o, const dyn_model *m, dyn_data *d, const double *q,
-                const double *qd)
+void coll_start(coll_observer *o, const law_dyn *dy, const double *q, const double *qd)
 {
-    int n = dyn_model_dof(m);
-    momentum_terms(m, d, q, qd, o->p0, o->beta);
+    int n = dyn_model_dof(dy->m);
+    momentum_terms(dy, q, qd, o->p0, o->beta);
     memset(o->integral, 0, sizeof o->integral);
     memset(o->r, 0, sizeof o->r);
     memset(o->tau_applied, 0, sizeof(double) * (size_t)n);
@@ -49,13 +48,13 @@ void coll_applied(coll_observer *o, const double *tau, int n)
  * integral kept so that r = K_O (p - p0 - integral). Euler's step, r += K_O h (e - r), agrees
  * for K_O h << 1 but overshoots e once K_O h > 1 and amplifies for K_O h > 2: a 30 ms hold-up
  * at K_O = 100/s tripled a stale state's spike into a false collision. */
-void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain, const double *q,
+void coll_update(coll_observer *o, const law_dyn *dy, double gain, const double *q,
                  const double *qd, double dt)
 {
-    int n = dyn_model_dof(m);
+    int n = dyn_model_dof(dy->m);
     double p[CFG_MAX_JOINTS], beta[CFG_MAX_JOINTS];
     double h = dt, decay = exp(-gain * h);
-    momentum_terms(m, d, q, qd, p, beta);
+    momentum_terms(dy, q, qd, p, beta);
     for (int j = 0; j < n; j++) {
         double dp = p[j] - o->p0[j] - o->integral[j] - o->r[j] / gain; /* p - p_last */
         double e = (dp - (o->tau_applied[j] + 0.5 * (o->beta[j] + beta[j])) * h) / h;

@@ -5,7 +5,7 @@
  *     p = H(q) qd,
  * one gain K_O for all joints. With the model exact, dr/dt = K_O (tau_ext - r): r is the
  * external joint torque seen through a first-order lag of time constant 1/K_O, with no
- * acceleration measured. p and C^T qd come from one O(n) recursion (dyn_momentum), G and
+ * acceleration measured. p and C^T qd come from one O(n) recursion (momentum), G and
  * friction from the model; no matrix of size n^2. Pure computation on a preallocated state,
  * run by the control thread every tick while the arm is enabled.
  */
@@ -28,8 +28,7 @@ typedef struct {
 
 /* Starts the observer at state (q, qd) with no motor torque acting yet: p(0) = H(q) qd, the
  * integral and r zero. */
-void coll_start(coll_observer *o, const dyn_model *m, dyn_data *d, const double *q,
-                const double *qd);
+void coll_start(coll_observer *o, const law_dyn *dy, const double *q, const double *qd);
 
 /* Stops it (r reads zero); coll_start again before the next update. */
 void coll_stop(coll_observer *o, int n);
@@ -43,7 +42,7 @@ void coll_applied(coll_observer *o, const double *tau, int n);
  * over the tick, as the servos hold it; beta varies with the state, so the trapezoid rule),
  * then r = e + (r_last - e) exp(-K_O dt): the first-order lag solved exactly over the step,
  * so a long step (a host hold-up) never carries r beyond e or r_last. */
-void coll_update(coll_observer *o, const dyn_model *m, dyn_data *d, double gain, const double *q,
+void coll_update(coll_observer *o, const law_dyn *dy, double gain, const double *q,
                  const double *qd, double dt);
 
 /* The joint whose |r_j| exceeds collision_threshold_j + collision_band_j |qd_j| by the largest

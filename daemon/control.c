@@ -81,6 +81,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     atomic_init(&c->params_active, 0);
     atomic_init(&c->t0_ns, ctl_mono_ns());
     c->data = dyn_data_create(model);
+    c->dyn = (law_dyn){&dyn_general, model, c->data};
     bool ok = c->data != NULL;
     ok = ok && hf_mailbox_init(&c->cmds, sizeof(ctl_cmd), N_MAILBOX) == 0;
     c->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -191,6 +192,18 @@ void ctl_stop(ctl *c)
 void ctl_estop_async(ctl *c)
 {
     if (c) atomic_store_explicit(&c->estop_request, 1, memory_order_release);
+}
+
+const char *ctl_use_generated(ctl *c, const dyn_gen_module *gen)
+{
+    c->gen = gen;
+    ctl_payload_changed(c);
+    return c->dyn.f->origin;
+}
+
+void ctl_payload_changed(ctl *c)
+{
+    c->dyn.f = dyn_funcs_for(c->model, c->gen);
 }
 
 /* Stops, then frees everything, including the model and driver it owns. */

@@ -110,6 +110,11 @@ typedef struct ctl ctl;
 /* Creates the controller for cfg (copied), model (owned afterwards by ctl, used only by the
  * control thread after start) and an opened, probed driver (owned afterwards). */
 ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error *err);
+/* Lets the laws use gen (the arm's generated dynamics, dyngen.h; NULL: none) whenever it fits
+ * the model as it is (dyn_funcs_for), the general core otherwise; call before ctl_start. gen
+ * must outlive the ctl. Returns the functions' origin ("general core" or "generated ...") as
+ * used now. */
+const char *ctl_use_generated(ctl *c, const dyn_gen_module *gen);
 /* Reads the initial state, then starts the control thread (SCHED_FIFO, mlockall, CPU pin as
  * configured; one warning each when refused). The arm is disabled. */
 int ctl_start(ctl *c, ctl_error *err);

@@ -154,6 +154,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
     };
     if (m->type == CMD_PAYLOAD) {
         dyn_set_payload(c->model, &m->payload);
+        ctl_payload_changed(c);
         return 0;
     }
     if (m->type == CMD_STATS_RESET) {

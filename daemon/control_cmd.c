@@ -376,6 +376,7 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, 
                     CTL_PAYLOAD_MASS_MAX, CTL_PAYLOAD_COM_MAX, CTL_PAYLOAD_INERTIA_MAX);
     } else if (!ctl_thread_running(c)) {
         dyn_set_payload(c->model, payload);
+        ctl_payload_changed(c);
         rc = answer_now(c, dst, err);
     } else {
         ctl_cmd m = new_cmd(CMD_PAYLOAD);

@@ -78,12 +78,12 @@ bool ctl_observe_collisions(ctl *c, const law_params *p, double dt)
         return false;
     }
     if (!r->obs.running) {
-        coll_start(&r->obs, c->model, c->data, r->q, r->qd);
+        coll_start(&r->obs, &c->dyn, r->q, r->qd);
         r->coll_latched = false;
         r->coll_suspect = 0;
         return false;
     }
-    coll_update(&r->obs, c->model, c->data, p->safety.collision_filter, r->q, r->qd, dt);
+    coll_update(&r->obs, &c->dyn, p->safety.collision_filter, r->q, r->qd, dt);
     int bad = ctl_first_nonfinite(r->obs.r, c->n);
     if (bad >= 0) {
         ctl_fault(c, "non-finite external torque estimate on %s (collision observer)",

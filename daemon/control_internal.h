@@ -194,6 +194,11 @@ struct ctl {
     int64_t period_ns;
     dyn_model *model;
     dyn_data *data;
+    /* the dynamics the laws call: dyn.f is the arm's generated code while it fits the model
+     * (gen, ctl_use_generated), else the general core; chosen again after a payload change by
+     * the thread that changes it (ctl_payload_changed) */
+    const dyn_gen_module *gen;
+    law_dyn dyn;
     drv *driver;
     hf_mailbox cmds;
     ctl_ack acks[N_ACKS];
@@ -281,6 +286,10 @@ static inline void ctl_hold_at(ctl *c, const double *q)
 /* Fills *e (if not NULL) with a one-word code and a formatted sentence. */
 void ctl_set_err(ctl_error *e, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The model's payload changed (dyn_set_payload, in the thread that owns the model now): the
+ * laws take the generated code only while it still fits, else the general core. */
+void ctl_payload_changed(ctl *c);
 
 /* ----------------------------------------------------------------------- control_thread.c */
 

@@ -72,7 +72,7 @@ void ctl_torque_off(ctl *c)
 static bool damp_torque(ctl *c, const law_params *p, double dt)
 {
     ctl_rt *r = &c->rt;
-    law_damp(p, c->model, c->data, r->q, r->qd, r->tau);
+    law_damp(p, &c->dyn, r->q, r->qd, r->tau);
     if (ctl_first_nonfinite(r->tau, c->n) >= 0) return false;
     law_limit(p, dt, &r->ls, r->tau);
     return true;
@@ -326,8 +326,8 @@ static void compute_torque(ctl *c, const law_params *p, double dt, int64_t now_n
             return;
         }
         ctl_check_path(c, p);
-        law_compute(r->law, p, c->model, c->data, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des, dt,
-                    &r->ls, r->tau);
+        law_compute(r->law, p, &c->dyn, r->q, r->qd, r->q_des, r->qd_des, r->qdd_des, dt, &r->ls,
+                    r->tau);
         if (r->floating) law_add_damping(p, r->qd, r->tau); /* a collision's float */
         int j = ctl_first_nonfinite(r->tau, c->n);
         if (j >= 0) {

@@ -70,9 +70,9 @@ static double coulomb_sign_velocity(double qd, double qd_des)
     return qd * qd_des > 0 && fabs(qd) > fabs(qd_des) ? qd : qd_des;
 }
 
-void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,
-                 const double *q, const double *qd, const double *q_des, const double *qd_des,
-                 const double *qdd_des, double dt, law_state *s, double *tau)
+void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,
+                 const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
+                 double dt, law_state *s, double *tau)
 {
     int n = p->n;
     double e[CFG_MAX_JOINTS] = {0}, aux[CFG_MAX_JOINTS] = {0}, v[CFG_MAX_JOINTS];
@@ -84,24 +84,24 @@ void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dy
             aux[j] = qdd_des[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->kp[j] * e[j] +
                      p->ki[j] * s->integral[j];
         if (p->coulomb_velocity == COULOMB_MEASURED) {
-            dyn_rnea(m, d, q, qd, aux, NULL, DYN_ALL, tau);
+            dy->f->rnea(dy->m, dy->d, q, qd, aux, NULL, DYN_ALL, tau);
             break;
         }
-        dyn_rnea(m, d, q, qd, aux, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
+        dy->f->rnea(dy->m, dy->d, q, qd, aux, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
         for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
-        dyn_friction_at(m, qd, v, p->coulomb_width, aux);
+        dyn_friction_at(dy->m, qd, v, p->coulomb_width, aux);
         for (int j = 0; j < n; j++) tau[j] += aux[j];
         break;
     case CTRL_PD_GRAVITY:
         integrate(p, e, dt, s);
-        dyn_gravity(m, d, q, tau);
+        dy->f->gravity(dy->m, dy->d, q, tau);
         for (int j = 0; j < n; j++)
             tau[j] += p->kp[j] * e[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->ki[j] * s->integral[j];
         break;
     case CTRL_GRAVITY_COMP:
     default:
-        dyn_gravity(m, d, q, tau);
-        dyn_friction(m, qd, aux);
+        dy->f->gravity(dy->m, dy->d, q, tau);
+        dy->f->friction(dy->m, qd, aux);
         for (int j = 0; j < n; j++) tau[j] += aux[j];
         break;
     }
@@ -112,10 +112,10 @@ void law_add_damping(const law_params *p, const double *qd, double *tau)
     for (int j = 0; j < p->n; j++) tau[j] -= p->damping[j] * qd[j];
 }
 
-void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
-              const double *qd, double *tau)
+void law_damp(const law_params *p, const law_dyn *dy, const double *q, const double *qd,
+              double *tau)
 {
-    dyn_gravity(m, d, q, tau);
+    dy->f->gravity(dy->m, dy->d, q, tau);
     law_add_damping(p, qd, tau);
 }
 

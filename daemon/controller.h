@@ -31,6 +31,14 @@ typedef struct {
     double coulomb_width;                  /* ... and its blend width [rad/s|m/s] */
 } law_params;
 
+/* The dynamics a law evaluates: the function table in use (the arm's generated code or the
+ * general core, dyn_funcs_for), the model and its workspace. */
+typedef struct {
+    const dyn_funcs *f;
+    const dyn_model *m;
+    dyn_data *d;
+} law_dyn;
+
 /* Per-run controller memory: the error integral [rad s] and the last commanded torque. */
 typedef struct {
     double integral[CFG_MAX_JOINTS];
@@ -44,22 +52,22 @@ void law_reset(law_state *s, int n); /* integral and previous torque to zero */
  * qdd_des, over a tick of dt [s]:
  *   computed_torque: e = q_des - q, I += e dt (|I| <= i_limit),
  *                    tau = RNEA(q, qd, qdd_des + Kd (qd_des - qd) + Kp e + Ki I) with gravity
- *                    and armature (one dyn_rnea call) + friction: with coulomb_velocity =
+ *                    and armature (one rnea call of the table) + friction: with coulomb_velocity =
  *                    desired, viscous qd + Coulomb(v) blended over |v| < coulomb_width, v =
  *                    qd_des (qd where it has qd_des's sign and is faster); with measured, the
  *                    model's friction at qd;
  *   pd_gravity:      tau = Kp e + Kd (qd_des - qd) + Ki I + G(q);
  *   gravity_comp:    tau = G(q) + friction(qd). */
-void law_compute(cfg_controller law, const law_params *p, const dyn_model *m, dyn_data *d,
-                 const double *q, const double *qd, const double *q_des, const double *qd_des,
-                 const double *qdd_des, double dt, law_state *s, double *tau);
+void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,
+                 const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
+                 double dt, law_state *s, double *tau);
 
 /* Adds viscous damping: tau -= D qd, D the [joint] damping gains [N m s/rad|N s/m]. */
 void law_add_damping(const law_params *p, const double *qd, double *tau);
 
 /* Damping stop torque: tau = -D qd + G(q). */
-void law_damp(const law_params *p, const dyn_model *m, dyn_data *d, const double *q,
-              const double *qd, double *tau);
+void law_damp(const law_params *p, const law_dyn *dy, const double *q, const double *qd,
+              double *tau);
 
 /* Clamps |tau_j| <= torque_j, then limits |tau_j - tau_prev_j| <= torque_rate_j dt (rate 0 =
  * none), stores the result as tau_prev. Returns the number of joints the clamp acted on. */

@@ -20,6 +20,7 @@
 #include "daemon/api.h"
 #include "daemon/checkconfig.h"
 #include "daemon/control.h"
+#include "daemon/dyngen.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
 #include "daemon/torqueoff.h"
@@ -64,7 +65,8 @@ static const char usage_text[] =
     "        --check-config CONFIG\n"
     "                          validate CONFIG without touching the hardware and print the\n"
     "                          joints, total mass, gravity torque at the zero pose, torque\n"
-    "                          limits, loop period and bus time per tick\n"
+    "                          limits, loop period, bus time per tick, and which dynamics\n"
+    "                          armd would use (the arm's generated code or the general core)\n"
     "        --torque-off      with -c (and --port): switch the torque of every configured\n"
     "                          servo (or the armlink board) off, each confirmed, and exit;\n"
     "                          nothing else is probed or changed. For an arm whose armd is\n"
@@ -96,6 +98,8 @@ static const char usage_text[] =
     "                         names one (ARM: [arm] name; armctl --arm ARM looks there);\n"
     "                         armd.service passes --socket " DEFAULT_SOCKET ",\n"
     "                         armd@NAME /run/armd/NAME/armd.sock\n"
+    "    /etc/armd/NAME.dyn.so    the arm's generated dynamics (armgen --shared -c NAME.ini);\n"
+    "                             used only if generated for exactly this model\n"
     "\n"
     "EXIT STATUS\n"
     "    0  clean shutdown, --check-config found the file valid, or --torque-off: every\n"
@@ -115,6 +119,7 @@ typedef struct {
     const char *config_path;
     const char *socket_override, *port_override;
     armd_config *cfg; /* as loaded at start, with overrides applied */
+    dyngen gen;       /* the arm's generated dynamics, if any (released after the ctl) */
     ctl *c;
     api_server *api;
     uint64_t event_cursor;
@@ -401,6 +406,8 @@ static int start_arm(armd *a)
         log_err("%s: the dynamics model cannot be built", a->config_path);
         return 2;
     }
+    dyngen_find(a->config_path, model, &a->gen);
+    log_msg(a->gen.refused ? LOG_PRIO_WARNING : LOG_PRIO_INFO, "dynamics: %s", a->gen.what);
     drv_fault f = {DRV_OK, -1, ""};
     drv *d = drv_open(a->cfg, &f);
     if (!d) {
@@ -430,6 +437,7 @@ static int start_arm(armd *a)
         dyn_model_free(model);
         return 1;
     }
+    ctl_use_generated(a->c, a->gen.module);
     if (ctl_start(a->c, &err) != 0) {
         log_err("cannot start the control thread: %s", err.message);
         fatal_arm(NULL, NULL);
@@ -462,6 +470,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     status = start_arm(&a);
     if (status != 0) {
+        dyngen_release(&a.gen);
         free(a.cfg);
         return status;
     }
@@ -493,6 +502,7 @@ int main(int argc, char **argv)
         ctl_stop(a.c);
         fatal_arm(NULL, NULL);
         ctl_free(a.c);
+        dyngen_release(&a.gen);
         free(a.cfg);
         return 1;
     }
@@ -523,6 +533,7 @@ int main(int argc, char **argv)
     api_close(a.api);
     fatal_arm(NULL, NULL); /* before the driver closes */
     ctl_free(a.c);
+    dyngen_release(&a.gen);
     free(a.cfg);
     log_notice("stopped: torque off, servos disabled");
     return 0;

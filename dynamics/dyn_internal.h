@@ -143,57 +143,23 @@ static inline void dyn_sym_mul(const double S[6], const double v[3], double out[
     out[2] = z;
 }
 
-/* sin and cos of x in one call, without a library call: Cody-Waite reduction by pi/2 (3-part
- * constant, exact for |x| < 1e5) and the fdlibm kernel polynomials on [-pi/4, pi/4] (error
- * about 1 ulp); the quadrant is picked by indexing, so no data-dependent branch. Larger or
- * non-finite x fall back to libm. */
-static inline __attribute__((always_inline)) void dyn_sincos(double x, double *s, double *c)
+/* Origin p of M_i in M_{i-1} (see the top of this file). */
+static inline __attribute__((always_inline)) void dyn_joint_origin(const dyn_joint *restrict jt,
+                                                                   double q, double *restrict p)
 {
-    if (!(fabs(x) < 1e5)) {
-        sincos(x, s, c);
-        return;
-    }
-    const double shifter = 6755399441055744.0; /* 1.5 * 2^52: rounds to integer */
-    double kf = x * 6.36619772367581382433e-01 + shifter;
-    long long k = (long long)(kf - shifter);
-    kf -= shifter;
-    double r = ((x - kf * 1.57079632673412561417e+00) - kf * 6.07710050630396597660e-11) -
-               kf * 2.02226624879595063154e-21;
-    double z = r * r;
-    double sp = -1.66666666666666324348e-01 +
-                z * (8.33333333332248946124e-03 +
-                     z * (-1.98412698298579493134e-04 +
-                          z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
-                                                                 z * 1.58969099521155010221e-10))));
-    double cp =
-        4.16666666666666019037e-02 +
-        z * (-1.38888888888741095749e-03 +
-             z * (2.48015872894767294178e-05 +
-                  z * (-2.75573143513906633035e-07 +
-                       z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
-    double s0 = r + r * z * sp;
-    double c0 = 1.0 - 0.5 * z + z * z * cp;
-    /* quadrant k: odd swaps (s, c) -> (c, -s); k & 2 negates both (bit operations) */
-    unsigned long long sb, cb, odd = (unsigned long long)k & 1u;
-    unsigned long long swap = 0ull - odd, neg = ((unsigned long long)k & 2u) << 62;
-    memcpy(&sb, &s0, sizeof sb);
-    memcpy(&cb, &c0, sizeof cb);
-    unsigned long long so = (sb & ~swap) | (cb & swap), co = (cb & ~swap) | (sb & swap);
-    so ^= neg;
-    co ^= neg ^ (odd << 63);
-    memcpy(s, &so, sizeof so);
-    memcpy(c, &co, sizeof co);
-}
-
-/* cos, sin of theta and the origin p of M_i in M_{i-1} (see the top of this file). */
-static inline __attribute__((always_inline)) void
-dyn_joint_cs_p(const dyn_joint *restrict jt, double q, double *restrict cs, double *restrict p)
-{
-    dyn_sincos(jt->sr * q + jt->toff, &cs[1], &cs[0]);
     const double dz = jt->pr * q + jt->doff;
     p[0] = jt->p0[0];
     p[1] = jt->p0[1] - dz * jt->sa;
     p[2] = jt->p0[2] + dz * jt->ca;
+}
+
+/* cos, sin of theta and the origin p of M_i in M_{i-1}, for one joint. */
+static inline __attribute__((always_inline)) void
+dyn_joint_cs_p(const dyn_joint *restrict jt, double q, double *restrict cs, double *restrict p)
+{
+    const double th = jt->sr * q + jt->toff;
+    dyn_sincos_n(&th, &cs[1], &cs[0], 1);
+    dyn_joint_origin(jt, q, p);
 }
 
 /* Full joint rotation R = Rx(alpha) Rz(theta) (row-major) and origin p of M_i in M_{i-1}, for
@@ -334,11 +300,19 @@ static inline __attribute__((always_inline)) void dyn_sym_turn_x(const dyn_joint
 }
 
 /* cos/sin of every theta_i and every origin p_i into d->cs, d->p, in one pass before the
- * recursions so the trigonometry of all joints runs independently of the recursion chain. */
+ * recursions: all joints' trigonometry in one vectorised call (sincos.h), independent of the
+ * recursion chain. */
 static inline void dyn_transforms(const dyn_model *restrict m, dyn_data *restrict d,
                                   const double *restrict q)
 {
-    for (int i = 0; i < m->n; i++) dyn_joint_cs_p(&m->j[i], q[i], d->cs[i], d->p[i]);
+    const int n = m->n;
+    double th[DYN_MAX_DOF], s[DYN_MAX_DOF], c[DYN_MAX_DOF];
+    for (int i = 0; i < n; i++) {
+        th[i] = m->j[i].sr * q[i] + m->j[i].toff;
+        dyn_joint_origin(&m->j[i], q[i], d->p[i]);
+    }
+    dyn_sincos_n(th, s, c, n);
+    for (int i = 0; i < n; i++) d->cs[i][0] = c[i], d->cs[i][1] = s[i];
 }
 
 /* Internal entry points shared between files. */

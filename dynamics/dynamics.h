@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "dynamics/sincos.h" /* dyn_sincos_n: sin and cos of many angles at once */
+
 #define DYN_MAX_DOF 64
 
 typedef enum { DYN_REVOLUTE = 0, DYN_PRISMATIC = 1 } dyn_joint_type;
@@ -160,5 +162,80 @@ void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J);
  * potential -sum m_i g.p_ci (payload included). Returns kinetic + potential. */
 double dyn_energy(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
                   double *kinetic, double *potential);
+
+/* ---------------------------------------------------------------- generated per-arm code
+ * tools/armgen writes, for one arm, straight-line C of the functions below with every constant
+ * of the model folded in (seed 001: NEDYN + CLEAR). The general core stays the reference;
+ * callers that may use generated code call through a dyn_funcs table. */
+
+/* The model in its internal form (dyn_internal.h, README "Internal form"), for generators:
+ * joint i moves M_i in M_{i-1} by R = Rx(alpha) Rz(theta), p = p0 + disp Rx(alpha) e_z with
+ * theta = q + toff, disp = doff (revolute) or theta = toff, disp = q + doff (prismatic). */
+typedef struct {
+    dyn_joint_type type;
+    double ca, sa;     /* cos, sin of the constant twist alpha about x */
+    double p0[3];      /* pre-motion origin in M_{i-1} [m] */
+    double toff, doff; /* constant parts of theta [rad] and disp [m] */
+    double mass;       /* [kg] (the last joint: link + present payload) */
+    double h[3];       /* first moment mass * com in M_i [kg m] */
+    double I[6];       /* inertia about the origin of M_i, xx xy xz yy yz zz [kg m^2] */
+    double armature, viscous, coulomb_pos, coulomb_neg; /* as in dyn_joint_desc */
+} dyn_form_joint;
+
+typedef struct {
+    int n;
+    dyn_form_joint joint[DYN_MAX_DOF];
+    double base_R[9];          /* the internal base B in the base frame (row-major) */
+    double gravity_b[3];       /* gravity in B [m/s^2] */
+    double tool_R[9];          /* tool frame orientation in M_{n-1} */
+    double tool_p[3];          /* tool frame origin in M_{n-1} [m] */
+    double friction_smoothing; /* [rad/s or m/s] */
+} dyn_form;
+
+void dyn_model_form(const dyn_model *m, dyn_form *out);
+
+/* FNV-1a (64 bit) over every number of the internal form (dyn_form, in field order, -0 as 0)
+ * and a format version: equal hashes = the same arm, payload and gravity for every function a
+ * dyn_funcs table holds. O(n), no allocation. */
+unsigned long long dyn_model_hash(const dyn_model *m);
+
+/* The functions a caller may take from generated code, with the general core's signatures and
+ * contracts (a generated function ignores m and d). */
+typedef struct {
+    void (*rnea)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                 const double *qdd, const double *wrench, unsigned flags, double *tau);
+    void (*gravity)(const dyn_model *m, dyn_data *d, const double *q, double *tau);
+    void (*coriolis)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                     double *tau);
+    void (*mass_matrix)(const dyn_model *m, dyn_data *d, const double *q, unsigned flags,
+                        double *H);
+    int (*forward)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                   const double *tau, const double *wrench, unsigned flags, double *qdd);
+    void (*jacobian)(const dyn_model *m, dyn_data *d, const double *q, double *J);
+    void (*momentum)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
+                     unsigned flags, double *p, double *ctqd);
+    void (*friction)(const dyn_model *m, const double *qd, double *tau);
+    const char *origin; /* "general core" or "generated for ARM (SOURCE)" */
+} dyn_funcs;
+
+/* The general core: dyn_rnea, dyn_gravity, dyn_coriolis, dyn_mass_matrix, dyn_forward_aba,
+ * dyn_jacobian, dyn_momentum, dyn_friction. */
+extern const dyn_funcs dyn_general;
+
+#define DYN_GEN_ABI 1 /* layout of dyn_gen_module and dyn_funcs; raised on every change */
+
+/* One arm's generated code (tools/armgen output, built in or loaded as a shared object). */
+typedef struct {
+    unsigned abi;            /* DYN_GEN_ABI of the armd it was generated for */
+    unsigned long long hash; /* dyn_model_hash of the model it was generated from */
+    int n;                   /* joints */
+    const char *arm;         /* the [arm] name */
+    dyn_funcs funcs;
+} dyn_gen_module;
+
+/* The table to call for m as it is now: gen's functions if gen was generated for this model
+ * with its present payload and gravity (same ABI, joints and dyn_model_hash), else
+ * &dyn_general. gen may be NULL. Call again after dyn_set_payload / dyn_set_gravity. */
+const dyn_funcs *dyn_funcs_for(const dyn_model *m, const dyn_gen_module *gen);
 
 #endif

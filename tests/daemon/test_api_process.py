@@ -60,7 +60,8 @@ def main(args):
     armd(args, "--bogus", expect=2)
 
     out = armd(args, "--check-config", args.config, expect=0)
-    for w in ("j1", "j6", "total mass", "G(0)", "bus time per tick", "valid"):
+    for w in ("j1", "j6", "total mass", "G(0)", "bus time per tick", "valid",
+              "dynamics: generated code of arm puma560, built in"):
         check(w in out, "--check-config output lacks %r:\n%s" % (w, out))
     print(out.strip().splitlines()[-2])
     check_summary_numbers(out)

@@ -87,13 +87,14 @@ static void follows_push(bool coulomb, double bound_before)
     dyn_data *od = dyn_data_create(p.m);
     coll_observer o;
     memset(&o, 0, sizeof o);
-    coll_start(&o, p.m, od, p.q, p.qd);
+    law_dyn dy = {&dyn_general, p.m, od};
+    coll_start(&o, &dy, p.q, p.qd);
     const double goal[N] = {0.4, 0.8, -1.0, 0.6, -0.2, 0.5};
     double worst_before = 0, r_tau = 0, r_end = 0;
     int ticks = (int)lround(T_END / TICK), on = (int)lround(T_ON / TICK);
     for (int k = 0; k < ticks; k++) {
         /* the tick: observer at the sampled state, then the torque written (PD + gravity) */
-        if (k > 0) coll_update(&o, p.m, od, KO, p.q, p.qd, TICK);
+        if (k > 0) coll_update(&o, &dy, KO, p.q, p.qd, TICK);
         if (k > 0 && k <= on) {
             for (int j = 0; j < N; j++) worst_before = fmax(worst_before, fabs(o.r[j]));
         }
@@ -106,7 +107,7 @@ static void follows_push(bool coulomb, double bound_before)
         if (k >= on) ext[1] = PUSH;
         for (int s = 0; s < SUB; s++) rk4(&p, tau, ext, TICK / SUB);
     }
-    coll_update(&o, p.m, od, KO, p.q, p.qd, TICK);
+    coll_update(&o, &dy, KO, p.q, p.qd, TICK);
     r_end = o.r[1];
     double expect_tau = PUSH * (1 - exp(-KO * TICK * (double)lround(1.0 / KO / TICK)));
     if (!(worst_before < bound_before) || !(fabs(r_tau - expect_tau) < 0.06 * PUSH) ||
@@ -184,12 +185,13 @@ static void test_held_torque(void **state)
     double q[N] = {0, 1.2, -1.4, 0, 0, 0}, qd[N] = {0}, g[N];
     coll_observer a;
     memset(&a, 0, sizeof a);
-    coll_start(&a, m, d, q, qd);
+    law_dyn dy = {&dyn_general, m, d};
+    coll_start(&a, &dy, q, qd);
     dyn_gravity(m, d, q, g);
     double tau[N];
     for (int j = 0; j < N; j++) tau[j] = g[j] + 1.0;
     coll_applied(&a, tau, N);
-    coll_update(&a, m, d, KO, q, qd, 0.003);
+    coll_update(&a, &dy, KO, q, qd, 0.003);
     for (int j = 0; j < N; j++) assert_true(fabs(a.r[j] + (1 - exp(-KO * 0.003))) < 1e-9);
     coll_stop(&a, N);
     for (int j = 0; j < N; j++) assert_true(a.r[j] == 0);
@@ -212,14 +214,15 @@ static void test_long_step(void **state)
     double q[N] = {0, 1.2, -1.4, 0, 0, 0}, qd[N] = {0}, g[N], tau[N];
     coll_observer a;
     memset(&a, 0, sizeof a);
-    coll_start(&a, m, d, q, qd);
+    law_dyn dy = {&dyn_general, m, d};
+    coll_start(&a, &dy, q, qd);
     dyn_gravity(m, d, q, g);
     for (int j = 0; j < N; j++) tau[j] = g[j] + 2.0;
     const double steps[] = {TICK, TICK, TICK, 0.05, TICK, TICK, 0.05, TICK};
     double t = 0, last = 0;
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         coll_applied(&a, tau, N);
-        coll_update(&a, m, d, KO, q, qd, steps[k]);
+        coll_update(&a, &dy, KO, q, qd, steps[k]);
         t += steps[k];
         double expect = -2.0 * (1 - exp(-KO * t));
         for (int j = 0; j < N; j++) {

@@ -26,6 +26,7 @@
 
 static dyn_model *model;
 static dyn_data *data;
+static law_dyn dy; /* the general core on model, data */
 
 static int setup(void **state)
 {
@@ -47,6 +48,7 @@ static int setup(void **state)
     model = dyn_model_create(&d, NULL, NULL);
     if (!model) return -1;
     data = dyn_data_create(model);
+    dy = (law_dyn){&dyn_general, model, data};
     return data ? 0 : -1;
 }
 
@@ -98,7 +100,7 @@ static void computed_torque_matches_hand(void **state)
     law_state s;
     law_reset(&s, 2);
     double dt = 0.001, tau[2], a[2], expect[2];
-    law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
+    law_compute(CTRL_COMPUTED_TORQUE, &p, &dy, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
     for (int j = 0; j < 2; j++) {
         double e = q_des[j] - q[j], integral = e * dt;
         assert_true(fabs(s.integral[j] - integral) < 1e-15);
@@ -120,8 +122,7 @@ static double elbow_torque(cfg_coulomb_velocity src, double width, double v, dou
     law_state s;
     law_reset(&s, 2);
     double vel[2] = {qd[0], v}, vel_des[2] = {qd_des[0], v_des}, tau[2];
-    law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, vel, q_des, vel_des, qdd_des, 0.001, &s,
-                tau);
+    law_compute(CTRL_COMPUTED_TORQUE, &p, &dy, q, vel, q_des, vel_des, qdd_des, 0.001, &s, tau);
     return tau[1];
 }
 
@@ -170,7 +171,7 @@ static void pd_gravity_matches_hand(void **state)
     law_state s;
     law_reset(&s, 2);
     double dt = 0.002, tau[2], zero[2] = {0, 0}, g[2];
-    law_compute(CTRL_PD_GRAVITY, &p, model, data, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
+    law_compute(CTRL_PD_GRAVITY, &p, &dy, q, qd, q_des, qd_des, qdd_des, dt, &s, tau);
     closed_form(q, zero, zero, g);
     for (int j = 0; j < 2; j++) {
         double e = q_des[j] - q[j];
@@ -187,10 +188,10 @@ static void gravity_comp_and_damping_match_hand(void **state)
     law_reset(&s, 2);
     double tau[2], zero[2] = {0, 0}, g[2];
     closed_form(q, zero, zero, g);
-    law_compute(CTRL_GRAVITY_COMP, &p, model, data, q, qd, q_des, qd_des, qdd_des, 0.001, &s, tau);
+    law_compute(CTRL_GRAVITY_COMP, &p, &dy, q, qd, q_des, qd_des, qdd_des, 0.001, &s, tau);
     assert_true(fabs(tau[0] - g[0]) < 1e-9);
     assert_true(fabs(tau[1] - (g[1] + VISC2 * qd[1] - COUL2)) < 1e-9);
-    law_damp(&p, model, data, q, qd, tau);
+    law_damp(&p, &dy, q, qd, tau);
     for (int j = 0; j < 2; j++) assert_true(fabs(tau[j] - (g[j] - p.damping[j] * qd[j])) < 1e-9);
 }
 
@@ -203,8 +204,7 @@ static void integral_is_bounded(void **state)
     law_reset(&s, 2);
     double tau[2];
     for (int i = 0; i < 5000; i++)
-        law_compute(CTRL_COMPUTED_TORQUE, &p, model, data, q, qd, q_des, qd_des, qdd_des, 0.001, &s,
-                    tau);
+        law_compute(CTRL_COMPUTED_TORQUE, &p, &dy, q, qd, q_des, qd_des, qdd_des, 0.001, &s, tau);
     assert_true(fabs(s.integral[0] - 0.1) < 1e-12); /* 0.05 rad * 5 s = 0.25 > 0.1 */
 }
 

@@ -1,136 +1,78 @@
 /* armbench — nanoseconds per call of the dynamics core on the PUMA 560 and on random chains of
- * n = 2..64 joints (median of several repetitions), plus the growth ratio time(64)/time(8). */
+ * n = 2..64 joints (median of several repetitions), plus the growth ratio time(64)/time(8);
+ * then the arms' generated code against the general core (same run) and its operation counts
+ * beside seed 001's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/stat.h>
 
 #include "dynamics/dynamics.h"
 #include "tests/dynamics/arm_gen.h"
 #include "tests/dynamics/puma560_desc.h"
+#include "tools/armbench/bench.h"
 
-enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_OBS, NF };
-enum { MAX_REPS = 255 };
-static const char *fname[NF] = {"inverse dynamics",      "gravity only",      "mass matrix (CRBA)",
-                                "forward dyn. Cholesky", "forward dyn. O(n)", "collision observer"};
+#ifndef ARMBENCH_EXAMPLES
+#define ARMBENCH_EXAMPLES "" /* where the example configurations are, ':'-separated */
+#endif
 
-static volatile double sink;
+static const char usage[] =
+    "usage: armbench [--quick] [--examples DIR]\n"
+    "       armbench --calls F N [--generated] [--examples DIR]\n"
+    "  --quick         31 repetitions per figure instead of 201\n"
+    "  --examples DIR  the example configurations (default: the source tree's, else the\n"
+    "                  installed ones)\n"
+    "  --calls F N     N calls of row F (0 inverse dynamics .. 6 collision observer) on the\n"
+    "                  PUMA 560 without timing, for valgrind --tool=callgrind; --generated:\n"
+    "                  of its generated code (the example configuration's model)\n";
 
-static double now_ns(void)
+/* The first directory of ARMBENCH_EXAMPLES that holds puma560.ini. */
+static const char *default_examples(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Random joint inputs for a model of n joints: 8 positions q [rad or m] cycled per call (so no
- * result is reused), velocities, accelerations, torques; out is large enough for a mass matrix. */
-typedef struct {
-    double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF];
-    double out[DYN_MAX_DOF * DYN_MAX_DOF];
-} inputs;
-
-static void fill_inputs(inputs *in, int n)
-{
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < n; i++) in->q[k][i] = rng_uniform(-3, 3);
-    for (int i = 0; i < n; i++) {
-        in->qd[i] = rng_uniform(-1, 1);
-        in->qdd[i] = rng_uniform(-1, 1);
-        in->tau[i] = rng_uniform(-1, 1);
+    static char dirs[] = ARMBENCH_EXAMPLES;
+    for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char probe[1024];
+        struct stat st;
+        snprintf(probe, sizeof probe, "%s/puma560.ini", d);
+        if (stat(probe, &st) == 0) return d;
     }
+    return NULL;
 }
 
-/* One call of function f (the table's row) at the it-th position; feeds the result to sink. */
-static inline void call_once(int f, const dyn_model *m, dyn_data *d, inputs *in, int it)
+/* "--calls F N": the general core on puma560_desc, or the generated code on the example. */
+static int run_calls(int f, int calls, int generated, const char *examples)
 {
-    const double *qq = in->q[it & 7];
-    switch (f) {
-    case F_RNEA:
-        dyn_rnea(m, d, qq, in->qd, in->qdd, NULL, DYN_ALL, in->out);
-        break;
-    case F_GRAV:
-        dyn_gravity(m, d, qq, in->out);
-        break;
-    case F_MASS:
-        dyn_mass_matrix(m, d, qq, DYN_ALL, in->out);
-        break;
-    case F_CHOL:
-        dyn_forward_chol(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
-        break;
-    case F_ABA:
-        dyn_forward_aba(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
-        break;
-    default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
-        dyn_momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);
-        dyn_gravity(m, d, qq, in->out + 2 * DYN_MAX_DOF);
-        dyn_friction(m, in->qd, in->out + 3 * DYN_MAX_DOF);
-        break;
+    dyn_model *m = NULL;
+    dyn_data *d = NULL;
+    const dyn_funcs *fs = &dyn_general;
+    if (generated) {
+        const dyn_gen_module *g = examples ? bench_puma_module(examples, &m, &d) : NULL;
+        if (!g) {
+            fprintf(stderr, "armbench: no generated PUMA 560 (examples in %s)\n",
+                    examples ? examples : "?");
+            return 1;
+        }
+        fs = &g->funcs;
+    } else {
+        dyn_model_desc desc;
+        puma560_desc(&desc);
+        m = dyn_model_create(&desc, NULL, NULL);
+        d = m ? dyn_data_create(m) : NULL;
     }
-    sink += in->out[0];
-}
-
-/* Median over reps of (time of iters calls)/iters [ns]. Many short repetitions (~20 us each)
- * make the median robust on a shared, loaded machine: a repetition hit by preemption is an
- * outlier, not a shift of every sample. */
-static double bench(int f, const dyn_model *m, dyn_data *d, int reps, int iters)
-{
-    static inputs in;
-    fill_inputs(&in, dyn_model_dof(m));
-    double t[MAX_REPS];
-    for (int r = 0; r < reps; r++) {
-        double t0 = now_ns();
-        for (int it = 0; it < iters; it++) call_once(f, m, d, &in, it);
-        t[r] = (now_ns() - t0) / iters;
-    }
-    qsort(t, (size_t)reps, sizeof t[0], cmp);
-    return t[reps / 2];
-}
-
-/* "--calls F N": N calls of function F (0..5, the table's rows) on the PUMA 560 and no timing,
- * for instruction counting (valgrind --tool=callgrind; per call = inclusive cost / N). */
-static int run_calls(int f, int calls)
-{
-    dyn_model_desc desc;
-    puma560_desc(&desc);
-    dyn_model *m = dyn_model_create(&desc, NULL, NULL);
-    dyn_data *d = m ? dyn_data_create(m) : NULL;
     if (!d) {
         fprintf(stderr, "armbench: could not build the PUMA 560\n");
         return 1;
     }
     rng_seed(2024);
-    static inputs in;
-    fill_inputs(&in, dyn_model_dof(m));
-    for (int it = 0; it < calls; it++) call_once(f, m, d, &in, it);
+    bench_calls(f, fs, m, d, calls);
     dyn_data_free(d);
     dyn_model_free(m);
     return 0;
 }
 
-int main(int argc, char **argv)
+/* The general core's table: PUMA 560 and random standard-DH chains. */
+static int general_table(int reps)
 {
-    if (argc == 4 && strcmp(argv[1], "--calls") == 0) {
-        int f = atoi(argv[2]), calls = atoi(argv[3]);
-        if (f < 0 || f >= NF || calls < 1) {
-            fprintf(stderr, "armbench: --calls F N needs F in 0..%d and N >= 1\n", NF - 1);
-            return 2;
-        }
-        return run_calls(f, calls);
-    }
-    int reps = 201;
-    double budget = 2e4; /* ns of work per repetition */
-    if (argc > 1 && strcmp(argv[1], "--quick") == 0) reps = 31;
-    if (argc > 1 && strcmp(argv[1], "--quick") != 0) {
-        fprintf(stderr, "usage: armbench [--quick | --calls F N]\n");
-        return 2;
-    }
     static const int sizes[] = {2, 4, 8, 16, 32, 64};
     enum { NS = sizeof sizes / sizeof sizes[0] };
     double res[NS + 1][NF];
@@ -147,11 +89,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "armbench: could not build model %d\n", s);
             return 1;
         }
-        for (int f = 0; f < NF; f++) {
-            double est = bench(f, m, d, 1, 100);
-            int iters = (int)(budget / (est > 1 ? est : 1)) + 1;
-            res[s][f] = bench(f, m, d, reps, iters);
-        }
+        for (int f = 0; f < NF; f++) res[s][f] = bench_ns(f, &dyn_general, m, d, reps);
         dyn_data_free(d);
         dyn_model_free(m);
     }
@@ -162,10 +100,47 @@ int main(int argc, char **argv)
     for (int s = 0; s < NS; s++) printf("   n=%-5d", sizes[s]);
     printf(" %10s\n", "t64/t8");
     for (int f = 0; f < NF; f++) {
-        printf("%-24s %9.0f", fname[f], res[0][f]);
+        printf("%-24s %9.0f", bench_name[f], res[0][f]);
         for (int s = 1; s <= NS; s++) printf(" %9.0f", res[s][f]);
         printf(" %10.1f\n", res[NS][f] / res[3][f]);
     }
     printf("\n(t64/t8 = 8 for linear cost, 64 for quadratic, 512 for cubic)\n");
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int reps = 201, calls_f = -1, calls_n = 0, generated = 0;
+    const char *examples = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            reps = 31;
+        } else if (strcmp(argv[i], "--generated") == 0) {
+            generated = 1;
+        } else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc) {
+            examples = argv[++i];
+        } else if (strcmp(argv[i], "--calls") == 0 && i + 2 < argc) {
+            calls_f = atoi(argv[i + 1]);
+            calls_n = atoi(argv[i + 2]);
+            i += 2;
+            if (calls_f < 0 || calls_f >= NF || calls_n < 1) {
+                fprintf(stderr, "armbench: --calls F N needs F in 0..%d and N >= 1\n", NF - 1);
+                return 2;
+            }
+        } else {
+            fputs(usage, stderr);
+            return 2;
+        }
+    }
+    if (!examples) examples = default_examples();
+    if (calls_f >= 0) return run_calls(calls_f, calls_n, generated, examples);
+    if (general_table(reps) != 0) return 1;
+    if (!examples) {
+        printf("\nno example configurations found (--examples DIR): no generated-code table\n");
+        return 0;
+    }
+    printf("\n");
+    int rc = bench_generated(examples, reps);
+    printf("\n");
+    return bench_opcounts(examples) != 0 || rc != 0;
 }

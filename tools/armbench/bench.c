@@ -1,0 +1,112 @@
+/* bench.c — timing one dynamics function (bench.h). */
+#include "tools/armbench/bench.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "tests/dynamics/arm_gen.h"
+
+enum { MAX_REPS = 255 };
+
+const char *const bench_name[NF] = {"inverse dynamics",      "gravity only",      "mass matrix",
+                                    "forward dyn. Cholesky", "forward dyn. O(n)", "Jacobian",
+                                    "collision observer"};
+
+static volatile double sink;
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Random joint inputs for a model of n joints: 8 positions q [rad or m] cycled per call (so no
+ * result is reused), velocities, accelerations, torques; out is large enough for a mass matrix. */
+typedef struct {
+    double q[8][DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF], tau[DYN_MAX_DOF];
+    double out[DYN_MAX_DOF * DYN_MAX_DOF];
+} inputs;
+
+static void fill_inputs(inputs *in, int n)
+{
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < n; i++) in->q[k][i] = rng_uniform(-3, 3);
+    for (int i = 0; i < n; i++) {
+        in->qd[i] = rng_uniform(-1, 1);
+        in->qdd[i] = rng_uniform(-1, 1);
+        in->tau[i] = rng_uniform(-1, 1);
+    }
+}
+
+/* One call of row f at the it-th position; feeds the result to sink. */
+static inline void call_once(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d,
+                             inputs *in, int it)
+{
+    const double *qq = in->q[it & 7];
+    switch (f) {
+    case F_RNEA:
+        fs->rnea(m, d, qq, in->qd, in->qdd, NULL, DYN_ALL, in->out);
+        break;
+    case F_GRAV:
+        fs->gravity(m, d, qq, in->out);
+        break;
+    case F_MASS:
+        fs->mass_matrix(m, d, qq, DYN_ALL, in->out);
+        break;
+    case F_CHOL:
+        dyn_forward_chol(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
+        break;
+    case F_ABA:
+        fs->forward(m, d, qq, in->qd, in->tau, NULL, DYN_ALL, in->out);
+        break;
+    case F_JAC:
+        fs->jacobian(m, d, qq, in->out);
+        break;
+    default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
+        fs->momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);
+        fs->gravity(m, d, qq, in->out + 2 * DYN_MAX_DOF);
+        fs->friction(m, in->qd, in->out + 3 * DYN_MAX_DOF);
+        break;
+    }
+    sink += in->out[0];
+}
+
+/* Median over reps of (time of iters calls) / iters. */
+static double median_ns(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, inputs *in,
+                        int reps, int iters)
+{
+    double t[MAX_REPS];
+    if (reps > MAX_REPS) reps = MAX_REPS;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ns();
+        for (int it = 0; it < iters; it++) call_once(f, fs, m, d, in, it);
+        t[r] = (now_ns() - t0) / iters;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp);
+    return t[reps / 2];
+}
+
+/* Many short repetitions (~20 us each) make the median robust on a shared, loaded machine: a
+ * repetition hit by preemption is an outlier, not a shift of every sample. */
+double bench_ns(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int reps)
+{
+    static inputs in;
+    fill_inputs(&in, dyn_model_dof(m));
+    double est = median_ns(f, fs, m, d, &in, 1, 100);
+    int iters = (int)(2e4 / (est > 1 ? est : 1)) + 1;
+    return median_ns(f, fs, m, d, &in, reps, iters);
+}
+
+void bench_calls(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int calls)
+{
+    static inputs in;
+    fill_inputs(&in, dyn_model_dof(m));
+    for (int it = 0; it < calls; it++) call_once(f, fs, m, d, &in, it);
+}

@@ -1,0 +1,33 @@
+/*
+ * bench.h — armbench's parts (private to tools/armbench):
+ *   armbench.c  the options and the general core's table (PUMA 560 and random chains)
+ *   bench.c     timing one dynamics function: median over short repetitions
+ *   generated.c the arms' generated code against the general core, same run (tools/armgen)
+ *   opcount.c   the generated code's operation counts against seed 001's tables
+ */
+#ifndef ARMD_ARMBENCH_BENCH_H
+#define ARMD_ARMBENCH_BENCH_H
+
+#include "dynamics/dynamics.h"
+
+/* The rows: what one timed call computes (all effects on: gravity, armature, friction). */
+enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_JAC, F_OBS, NF };
+extern const char *const bench_name[NF];
+
+/* ns per call of row f through table fs on model m (median of reps repetitions of ~20 us;
+ * F_CHOL is the general core's Cholesky solver whatever fs is). */
+double bench_ns(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int reps);
+/* calls of row f without timing (for instruction counts: valgrind --tool=callgrind). */
+void bench_calls(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int calls);
+
+/* The table of generated against general for every example configuration in dir; 0, or -1
+ * when none could be loaded (a message says why). */
+int bench_generated(const char *dir, int reps);
+/* The generated PUMA 560 module (the example configuration in dir) with its model; NULL if
+ * there is none. *m and *d are to be freed by the caller. */
+const dyn_gen_module *bench_puma_module(const char *dir, dyn_model **m, dyn_data **d);
+
+/* The operation counts of the PUMA 560 of dir (6 DOF, and its first 3 joints) beside seed 001. */
+int bench_opcounts(const char *dir);
+
+#endif
