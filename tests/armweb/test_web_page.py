@@ -2,8 +2,8 @@
 """Integration: armweb's page in a real browser. armsim (PUMA 560 on a pty) + armd + armweb
 (read-only), the arm enabled; headless Chromium opens the page.
 
-Asserts, through the DOM: six joint cards, each position plot with at least 60 samples and
-ink on its canvas; the state reads `holding`; each joint's shown q equals armd's status q
+Asserts, through the DOM: six joint cards, each position plot with at least 180 samples and
+its measured line drawn on the canvas; the state reads `holding`; each joint's shown q equals armd's status q
 (the arm holds still); the loop timing and gains tables show armd's numbers; no control
 buttons. Over HTTP: the commands answer 403 read_only and change nothing; /js/chart.js is
 Debian's file. Then a move: the plots follow it (the shown q reaches the target). The
@@ -25,10 +25,12 @@ TARGET = [0.3, 1.2, -1.3, 0.4, -0.3, 0.5]  # rad, within the PUMA 560's limits
 
 DOM_SUMMARY = """(() => {
   const cards = [...document.querySelectorAll('section.joint')];
-  const ink = (canvas) => {  // pixels that are not transparent and not white
+  // pixels of the measured-position line (blue, #1f77b4): axes, grid, labels and the desired
+  // line are grey, so an empty plot has none
+  const ink = (canvas) => {
     const g = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     let n = 0;
-    for (let i = 0; i < g.length; i += 4) if (g[i + 3] > 0 && g[i] + g[i + 1] + g[i + 2] < 700) n++;
+    for (let i = 0; i < g.length; i += 4) if (g[i + 3] > 100 && g[i + 2] - g[i] > 60) n++;
     return n;
   };
   return {
@@ -48,8 +50,9 @@ DOM_SUMMARY = """(() => {
   };
 })()"""
 
+# 3 s of telemetry in every plot (armweb subscribes at 58.8 Hz at 1 kHz)
 ALL_PLOTTED = ("(() => { const c = [...document.querySelectorAll('section.joint')];"
-               " return c.length === 6 && c.every((e) => +e.dataset.points >= 60); })()")
+               " return c.length === 6 && c.every((e) => +e.dataset.points >= 180); })()")
 
 
 def check_read_only(web, c):
@@ -68,7 +71,7 @@ def check_read_only(web, c):
 
 def check_holding_page(br, c):
     """The DOM once every plot has data: state, joints, timing, gains, no controls."""
-    br.wait_for(ALL_PLOTTED, 60, "six joint plots with at least 60 samples each")
+    br.wait_for(ALL_PLOTTED, 60, "six joint plots with at least 180 samples each")
     dom = br.evaluate(DOM_SUMMARY)
     st = c.call("status")
     gains = c.call("gains.get")
@@ -81,7 +84,8 @@ def check_holding_page(br, c):
     for k, j in enumerate(dom["joints"]):
         check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.5f, armd %.5f" %
               (j["name"], j["q"], st["q"][k]))
-        check(j["ink"] > 300, "%s: the position plot's canvas has %d drawn pixels" %
+        # (the legend's box alone has some 50 such pixels; 3 s of a flat line some 150 more)
+        check(j["ink"] > 100, "%s: the position plot shows %d pixels of the measured line" %
               (j["name"], j["ink"]))
     rows = {r[0]: r[1:] for r in dom["timing"]}
     check(set(rows) == {"lateness", "read", "compute", "write"}, "timing rows %s" % list(rows))
@@ -93,8 +97,8 @@ def check_holding_page(br, c):
                   (key, k + 1, row[m], gains[key][k]))
     check(not dom["controls"] and dom["controlHidden"],
           "a read-only page shows control elements: %s" % dom["controls"])
-    print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, drawn "
-          "pixels %s, timing and gains shown, no controls" %
+    print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
+          "of the measured line %s, timing and gains shown, no controls" %
           ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]]))
 
 
