@@ -1,8 +1,7 @@
 """web_lib.py — helpers of armweb's integration tests: armweb as a real process beside the
-daemon tests' Rig (armsim on a pty + armd, tests/daemon/test_api_lib.py), HTTP with urllib, the
-command line, and the exit status 77 (meson's SKIP) where Chromium is truly missing.
+daemon tests' Rig (armsim on a pty + armd, tests/daemon/test_api_lib.py), HTTP with urllib, and
+the command line (test_api_lib's plus --armweb).
 Python 3 standard library only."""
-import argparse
 import json
 import os
 import signal
@@ -19,37 +18,20 @@ sys.dont_write_bytecode = True
 import test_api_lib  # noqa: E402
 from test_api_lib import TestFailure, check  # noqa: E402,F401
 
-SKIP = 77  # meson: the test was skipped
-
-
-class Skip(Exception):
-    """The test cannot run here; the message says why (printed as "SKIP: ...")."""
+Skip = test_api_lib.TestSkipped
 
 
 def parse_args():
-    p = argparse.ArgumentParser()
-    p.add_argument("--armd", required=True)
-    p.add_argument("--armsim", required=True)
-    p.add_argument("--armctl", required=True)
-    p.add_argument("--config", required=True)
+    """The daemon tests' command line, plus armweb's script and where to copy a screenshot."""
+    p = test_api_lib.arg_parser()
     p.add_argument("--armweb", required=True, help="the armweb script")
     p.add_argument("--screenshot-out", help="also write the page's screenshot here")
-    p.add_argument("--keep", action="store_true", help="keep the run directory")
     return p.parse_args()
 
 
 def run(main):
     """Runs main(args): "ok" and 0, "FAIL: ..." and 1, or "SKIP: ..." and 77."""
-    args = parse_args()
-    try:
-        main(args)
-    except Skip as e:
-        print("SKIP:", e)
-        sys.exit(SKIP)
-    except TestFailure as e:
-        print("FAIL:", e)
-        sys.exit(1)
-    print("ok")
+    test_api_lib.run(main, parse_args)
 
 
 def free_port():
