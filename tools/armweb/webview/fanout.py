@@ -21,6 +21,14 @@ def sse(event, data):
     return ("event: %s\ndata: %s\n\n" % (event, json.dumps(data, separators=(",", ":")))).encode()
 
 
+def _rounded(v, digits):
+    """v (a number, a list of numbers, or None) rounded to `digits` decimals: 0.1 ms, 1 urad
+    and 0.1 mN m are below what the page can show, and the stream gets a third shorter."""
+    if isinstance(v, list):
+        return [round(x, digits) if isinstance(x, float) else x for x in v]
+    return round(v, digits) if isinstance(v, float) else v
+
+
 class Browser:
     """One browser's bounded queue of encoded events."""
 
@@ -103,11 +111,11 @@ class Fanout:
         s = self.batch
         self.batch = []
         self.publish("telemetry", {
-            "time": [x.get("time") for x in s],
+            "time": [_rounded(x.get("time"), 4) for x in s],
             "state": s[-1].get("state"),
-            "q": [x.get("q") for x in s],
-            "q_des": [x.get("q_des") for x in s],
-            "tau": [x.get("tau") for x in s],
+            "q": [_rounded(x.get("q"), 6) for x in s],
+            "q_des": [_rounded(x.get("q_des"), 6) for x in s],
+            "tau": [_rounded(x.get("tau"), 4) for x in s],
         })
 
     async def run(self):

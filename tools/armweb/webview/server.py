@@ -21,6 +21,7 @@ import ipaddress
 import json
 import logging
 import os
+import socket
 
 from aiohttp import web
 
@@ -32,6 +33,10 @@ log = logging.getLogger("armweb")
 
 KEEPALIVE_S = 10.0      # an SSE comment when nothing else went out, to find closed browsers
 BROWSER_STALL_S = 10.0  # a browser whose write made no progress this long is closed
+# The kernel's send buffer of an event stream [bytes]: Linux would grow it up to 4 MiB
+# (net.ipv4.tcp_wmem) for a browser that reads nothing, hours of telemetry (~13 kB/s), so that
+# its stall would not show for minutes; 32 KiB (the kernel doubles it) is some 5 s of stream.
+STREAM_SNDBUF = 32 * 1024
 COMMANDS = ("enable", "disable", "estop")
 GAINS_KEYS = ("kp", "kd", "ki")
 LOOPBACK_NAMES = ("localhost", "localhost.", "ip6-localhost")
@@ -131,6 +136,9 @@ class Server:
                               "once" % self.fanout.max_browsers)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "X-Accel-Buffering": "no"})
+        sock = request.transport.get_extra_info("socket") if request.transport else None
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SNDBUF)
         await resp.prepare(request)
         b = self.fanout.join(self.snapshot())
         try:
