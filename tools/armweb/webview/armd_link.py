@@ -42,7 +42,8 @@ class ArmdLink:
     """The connection, what armd last told it, and the fault count by reason class.
 
     Public state (read by the web server): connected, info, status, status_at (monotonic s),
-    gains, last_fault (params of the last fault event), faults {class: count}, connects,
+    gains, last_fault (params of the last fault event, with `seen`: when armweb got it, Unix
+    time [s]), faults {class: count}, connects,
     telemetry_hz, link_message (why it is not connected)."""
 
     def __init__(self, path, fanout, name_override=None, max_hz=MAX_TELEMETRY_HZ):
@@ -139,7 +140,8 @@ class ArmdLink:
         if method == "fault":
             cls = metrics.fault_class(params.get("reason"))
             self.faults[cls] = self.faults.get(cls, 0) + 1
-            self.last_fault = dict(params, wall=time.time())
+            params = dict(params, seen=time.time())  # when armweb saw it (Unix time, s)
+            self.last_fault = params
         self.fanout.publish("armd", {"method": method, "params": params})
 
     async def _read_loop(self):
