@@ -43,8 +43,8 @@ class ArmdLink:
 
     Public state (read by the web server): connected, info, status, status_at (monotonic s),
     gains, last_fault (params of the last fault event, with `seen`: when armweb got it, Unix
-    time [s]), faults {class: count}, connects,
-    telemetry_hz, link_message (why it is not connected)."""
+    time [s]), faults {class: count}, connects, telemetry_hz, link_message (why it is not
+    connected)."""
 
     def __init__(self, path, fanout, name_override=None, max_hz=MAX_TELEMETRY_HZ):
         self.path = path
