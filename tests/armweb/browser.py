@@ -20,8 +20,7 @@ import time
 import urllib.parse
 import urllib.request
 
-import test_api_lib
-from web_lib import Skip, TestFailure, check
+from web_lib import Skip, TestFailure, check, die_with_parent
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
 
@@ -136,7 +135,7 @@ class Browser:
                "--window-size=%d,%d" % (self.width, self.height), "about:blank"]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                      stderr=open(self.log_path, "w"), start_new_session=True,
-                                     preexec_fn=test_api_lib._die_with_parent)
+                                     preexec_fn=die_with_parent)
         port = self._devtools_port(60)
         with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port, timeout=10) as r:
             targets = json.loads(r.read())

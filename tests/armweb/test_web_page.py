@@ -6,7 +6,7 @@ Asserts, through the DOM: six joint cards, each position plot with at least 180 
 its measured line drawn on the canvas; the state reads `holding`; each joint's shown q equals armd's status q
 (the arm holds still); the loop timing and gains tables show armd's numbers; no control
 buttons. Over HTTP: the commands answer 403 read_only and change nothing; /js/chart.js is
-Debian's file. Then a move: the plots follow it (the shown q reaches the target). The
+Debian's file. Then a move: the page follows it (shows armd's q where the arm stops). The
 screenshot is a real picture (more than 200 distinct colours; a blank page has a handful).
 """
 import json
@@ -21,7 +21,8 @@ from web_lib import Armweb, check, enable_and_hold, run, wait_until
 import test_api_lib
 
 CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"
-TARGET = [0.3, 1.2, -1.3, 0.4, -0.3, 0.5]  # rad, within the PUMA 560's limits
+# rad: from the ready pose (0, pi/2, -pi/2, 0, 0, 0), gently enough for a loaded test machine
+TARGET = [0.3, 1.45, -1.45, 0.2, -0.2, 0.2]
 
 DOM_SUMMARY = """(() => {
   const cards = [...document.querySelectorAll('section.joint')];
@@ -46,7 +47,7 @@ DOM_SUMMARY = """(() => {
       ['kp', 'kd', 'ki'].map((k) => r.querySelector('.' + k).textContent)),
     controls: ['estop', 'enable', 'disable', 'gains-apply'].filter((id) =>
       document.getElementById(id)),
-    controlHidden: document.getElementById('control').hidden,
+    controlShown: getComputedStyle(document.getElementById('control')).display !== 'none',
   };
 })()"""
 
@@ -95,11 +96,28 @@ def check_holding_page(br, c):
         for m, key in enumerate(("kp", "kd", "ki")):
             check(float(row[m]) == gains[key][k], "gains %s of joint %d: page %s, armd %s" %
                   (key, k + 1, row[m], gains[key][k]))
-    check(not dom["controls"] and dom["controlHidden"],
+    check(not dom["controls"] and not dom["controlShown"],
           "a read-only page shows control elements: %s" % dom["controls"])
     print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
           "of the measured line %s, timing and gains shown, no controls" %
           ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]]))
+
+
+def check_page_follows_move(br, c):
+    """A move: the page's last values are armd's where the arm came to rest (also when armd
+    cut the move short: the page has to show where the arm is, not where it was sent)."""
+    q0 = c.call("status")["q"]
+    c.call("move_to", {"q": TARGET, "duration": 3.0})
+    wait_until(lambda: c.call("status")["trajectory"] is None, 15, "the move ends")
+    time.sleep(1.0)
+    st = c.call("status")
+    check(abs(st["q"][0] - q0[0]) > 0.1, "j1 moved only from %.3f to %.3f" % (q0[0], st["q"][0]))
+    dom = br.evaluate(DOM_SUMMARY)
+    for k, j in enumerate(dom["joints"]):
+        check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.4f after the move, "
+              "armd %.4f" % (j["name"], j["q"], st["q"][k]))
+    print("after a 3 s move (j1 %.3f -> %.3f rad): the page shows armd's q within 2 mrad" %
+          (q0[0], st["q"][0]))
 
 
 def main(args):
@@ -108,23 +126,16 @@ def main(args):
         enable_and_hold(c)
         with Armweb(args, rig) as web:
             check_read_only(web, c)
-            with Browser(web.url("/"), log_dir=rig.dir) as br:
+            with Browser(web.url("/"), height=1100, log_dir=rig.dir) as br:
                 check_holding_page(br, c)
-                c.call("move_to", {"q": TARGET, "duration": 2.5})
-                wait_until(lambda: c.call("status")["trajectory"] is None, 10, "the move ends")
-                time.sleep(1.0)
-                dom = br.evaluate(DOM_SUMMARY)
-                for k, j in enumerate(dom["joints"]):
-                    check(abs(j["q"] - TARGET[k]) < 0.02, "%s: the page shows q = %.4f after "
-                          "the move to %.4f" % (j["name"], j["q"], TARGET[k]))
+                check_page_follows_move(br, c)
                 t0 = time.monotonic()
                 png = br.screenshot()
                 path = os.path.join(rig.dir, "screenshot.png")
                 open(path, "wb").write(png)
                 colours = distinct_colours(png)
                 check(colours > 200, "the screenshot has %d distinct colours: blank?" % colours)
-                print("after a 2.5 s move: the page shows the target; screenshot %d bytes, %d "
-                      "distinct colours (decoded in %.1f s)" %
+                print("screenshot %d bytes, %d distinct colours (decoded in %.1f s)" %
                       (len(png), colours, time.monotonic() - t0))
                 if args.screenshot_out:
                     shutil.copy(path, args.screenshot_out)

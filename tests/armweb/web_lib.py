@@ -19,6 +19,7 @@ import test_api_lib  # noqa: E402
 from test_api_lib import TestFailure, check  # noqa: E402,F401
 
 Skip = test_api_lib.TestSkipped
+die_with_parent = test_api_lib._die_with_parent  # for every process a test starts
 
 
 def parse_args():
@@ -69,7 +70,7 @@ class Armweb:
     def __enter__(self):
         self.proc = subprocess.Popen(self.cmd, stdout=open(self.log_path, "w"),
                                      stderr=subprocess.STDOUT,
-                                     preexec_fn=test_api_lib._die_with_parent)
+                                     preexec_fn=die_with_parent)
         self.wait_connected()
         return self
 
