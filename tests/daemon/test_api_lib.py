@@ -35,14 +35,24 @@ def check(cond, message):
         raise TestFailure(message)
 
 
-def parse_args():
+class TestSkipped(Exception):
+    """The test cannot run on this machine; run() prints "SKIP: <why>" and exits 77 (meson's
+    SKIP). Only for what is truly missing, never for a check that failed."""
+
+
+def arg_parser():
+    """The integration tests' command line (a test may add its own options)."""
     p = argparse.ArgumentParser()
     p.add_argument("--armd", required=True)
     p.add_argument("--armsim", required=True)
     p.add_argument("--armctl", required=True)
     p.add_argument("--config", required=True)
     p.add_argument("--keep", action="store_true", help="keep the run directory")
-    return p.parse_args()
+    return p
+
+
+def parse_args():
+    return arg_parser().parse_args()
 
 
 def realtime_prefix():
@@ -469,11 +479,43 @@ def tracking_errors(samples, truth, t_from, t_to, d=None):
     return [math.sqrt(x / k) for x in sq], mx, d
 
 
-def run(main):
-    """Runs a test function; prints the failure and exits non-zero on failure."""
-    args = parse_args()
+def judge_loop_windows(bases, loaded, what):
+    """Fails unless the control loop in the best of the `loaded` windows kept up with the
+    median of the baseline windows, all measured in the same run (this machine misses periods
+    on its own, in bursts that can fall into any one window; a load that delays the loop does
+    so in every window). Windows: {"seconds", "late_ticks", "late_per_s", "p50", "p99"} with
+    the lateness quantiles in us. Allowed: late ticks (overrun episodes) at most 2 x the
+    baselines' rate over the same time + 10; lateness p50 at most 2 x the baselines' + 50 us,
+    p99 at most 2 x + 100 us. `what` names the load. Returns a sentence with the numbers."""
+    def median(key):
+        return sorted(b[key] for b in bases)[len(bases) // 2]
+
+    base_rate = median("late_per_s")
+    best = min(loaded, key=lambda w: w["late_per_s"])
+    allowed = 2 * base_rate * best["seconds"] + 10
+    check(best["late_ticks"] <= allowed, "%d late ticks in %.1f s in the best of %d windows "
+          "with %s (at most %.0f: 2 x the baselines' %.1f per s + 10)" %
+          (best["late_ticks"], best["seconds"], len(loaded), what, allowed, base_rate))
+    for key, slack in (("p50", 50), ("p99", 100)):
+        got, limit = min(w[key] for w in loaded), 2 * median(key) + slack
+        check(got <= limit, "tick lateness %s %.1f us in the best of %d windows with %s (at "
+              "most %.1f: 2 x the baselines' %.1f + %d)" %
+              (key, got, len(loaded), what, limit, median(key), slack))
+    return ("best window with %s: %d late ticks (allowed %.0f), lateness p50 %.1f us, p99 "
+            "%.1f us; baselines' median p50 %.1f us, p99 %.1f us" %
+            (what, best["late_ticks"], allowed, min(w["p50"] for w in loaded),
+             min(w["p99"] for w in loaded), median("p50"), median("p99")))
+
+
+def run(main, parse=parse_args):
+    """Runs a test function with parse()'s arguments; prints the failure and exits non-zero on
+    failure, or "SKIP: ..." and 77 on TestSkipped."""
+    args = parse()
     try:
         main(args)
+    except TestSkipped as e:
+        print("SKIP:", e)
+        sys.exit(77)
     except TestFailure as e:
         print("FAIL:", e)
         sys.exit(1)

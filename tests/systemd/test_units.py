@@ -10,7 +10,8 @@ controls: the same check must catch the layout these units had before (every uni
 RuntimeDirectory=armd, RuntimeDirectoryPreserve=no, sockets /run/armd/NAME.sock), and
 armd.service with RuntimeDirectoryPreserve=no. Also: ExecStopPost= runs `armd --torque-off` on
 the unit's own configuration, not ignoring failure, guarded by the same ConditionPathExists=; the
-real-time limits and the serial ports survive the hardening.
+real-time limits and the serial ports survive the hardening. armweb@NAME (armweb@.service) reads
+armd@NAME's socket.
 
 usage: test_units.py UNIT_DIR   (the build's systemd/ directory)
 """
@@ -128,6 +129,32 @@ def check_realtime_and_ports(t):
     print("SCHED_FIFO and mlockall limits, serial devices and group dialout kept")
 
 
+def check_armweb(unit_dir, t):
+    """armweb@NAME reads armd@NAME's socket, after it, as a member of group armd (the socket's
+    group unless [socket] group says otherwise), read-only and on loopback unless configured."""
+    with open(os.path.join(unit_dir, "armweb@.service")) as f:
+        text = f.read()
+    for name in INSTANCES:
+        web = unitmodel.Unit(text, "armweb@.service", name)
+        armd = unitmodel.Unit(t["armd@.service"], "armd@.service", name)
+        check(web.socket == armd.socket, "%s reads %s, but armd@%s listens on %s" %
+              (web.name, web.socket, name, armd.socket))
+        check("armd@%s.service" % name in web.value("After", section="Unit", default="").split(),
+              "%s does not start after armd@%s" % (web.name, name))
+        check("armd" in " ".join(web.values("SupplementaryGroups")).split(),
+              "%s: not in group armd, which owns armd's socket" % web.name)
+        check(web.value("User") != "armd", "%s runs as armd, the controller's own user" %
+              web.name)
+        argv = web.argv("ExecStart")
+        check("--control" not in argv, "%s: --control by default" % web.name)
+        env = " ".join(web.values("Environment")).split()
+        check("ARMWEB_LISTEN=127.0.0.1:8080" in env and
+              argv[argv.index("--listen") + 1] == "${ARMWEB_LISTEN}",
+              "%s: not on 127.0.0.1 by default: %s / %s" % (web.name, env, argv))
+    print("armweb@NAME: armd@NAME's socket, after it, group armd, read-only on 127.0.0.1 by "
+          "default")
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: test_units.py UNIT_DIR")
@@ -137,6 +164,7 @@ def main():
         check_directories(t)
         check_stop_post(t)
         check_realtime_and_ports(t)
+        check_armweb(sys.argv[1], t)
     except (Failure, unitmodel.UnitError, OSError) as e:
         print("FAIL:", e)
         return 1

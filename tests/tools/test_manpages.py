@@ -16,7 +16,8 @@ import subprocess
 import sys
 
 LONG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
-SHORT_DEF = re.compile(r"^\s*(-[a-zA-Z]),\s+--", re.M)
+# "-x, --long" (C programs) or "-x ARG, --long ARG" (Python's argparse)
+SHORT_DEF = re.compile(r"^\s*(-[a-zA-Z])(?: [A-Z][A-Z_:]*)?,\s+--", re.M)
 
 
 def usage_options(program):

@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Integration: armweb's page in a real browser. armsim (PUMA 560 on a pty) + armd + armweb
+(read-only), the arm enabled; headless Chromium opens the page.
+
+Asserts, through the DOM: six joint cards, each position plot with at least 180 samples and
+its measured line drawn on the canvas; the state reads `holding`; each joint's shown q equals armd's status q
+(the arm holds still); the loop timing and gains tables show armd's numbers; no control
+buttons. Over HTTP: the commands answer 403 read_only and change nothing; /js/chart.js is
+Debian's file. Then a move: the page follows it (shows armd's q where the arm stops). The
+screenshot is a real picture (more than 200 distinct colours; a blank page has a handful).
+"""
+import json
+import os
+import shutil
+import time
+
+from browser import Browser
+from png_colours import distinct_colours
+from web_lib import Armweb, check, enable_and_hold, run, wait_until
+
+import test_api_lib
+
+CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"
+# rad: from the ready pose (0, pi/2, -pi/2, 0, 0, 0), gently enough for a loaded test machine
+TARGET = [0.3, 1.45, -1.45, 0.2, -0.2, 0.2]
+
+DOM_SUMMARY = """(() => {
+  const cards = [...document.querySelectorAll('section.joint')];
+  // pixels of the measured-position line (blue, #1f77b4): axes, grid, labels and the desired
+  // line are grey, so an empty plot has none
+  const ink = (canvas) => {
+    const g = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < g.length; i += 4) if (g[i + 3] > 100 && g[i + 2] - g[i] > 60) n++;
+    return n;
+  };
+  return {
+    state: document.getElementById('state').textContent,
+    link: document.getElementById('link').textContent,
+    joints: cards.map((c) => ({
+      name: c.dataset.joint, points: +c.dataset.points,
+      q: +c.querySelector('.q').dataset.value,
+      ink: ink(c.querySelector('canvas')) })),
+    timing: [...document.querySelectorAll('#timing tbody tr')].map((r) =>
+      [...r.cells].map((c) => c.textContent)),
+    gains: [...document.querySelectorAll('#gains tbody tr')].map((r) =>
+      ['kp', 'kd', 'ki'].map((k) => r.querySelector('.' + k).textContent)),
+    controls: ['estop', 'enable', 'disable', 'gains-apply'].filter((id) =>
+      document.getElementById(id)),
+    controlShown: getComputedStyle(document.getElementById('control')).display !== 'none',
+  };
+})()"""
+
+# 3 s of telemetry in every plot (armweb subscribes at 58.8 Hz at 1 kHz)
+ALL_PLOTTED = ("(() => { const c = [...document.querySelectorAll('section.joint')];"
+               " return c.length === 6 && c.every((e) => +e.dataset.points >= 180); })()")
+
+
+def check_read_only(web, c):
+    """Every command endpoint refuses with 403 read_only; the arm stays as it was."""
+    for path, body in (("/api/estop", None), ("/api/disable", None), ("/api/enable", None),
+                       ("/api/gains", {"kp": 1})):
+        status, _, reply = web.request(path, body=body if body else b"{}",
+                                       headers={"X-Armweb": "1"}, method="POST")
+        check(status == 403 and json.loads(reply)["error"]["code"] == "read_only",
+              "read-only armweb answered %s with %d %r" % (path, status, reply[:200]))
+    check(c.call("status")["state"] == "holding", "a refused command changed the state")
+    status, _, body = web.request("/js/chart.js")
+    check(status == 200 and body == open(CHARTJS, "rb").read(),
+          "/js/chart.js is not Debian's %s (HTTP %d)" % (CHARTJS, status))
+
+
+def check_holding_page(br, c):
+    """The DOM once every plot has data: state, joints, timing, gains, no controls."""
+    br.wait_for(ALL_PLOTTED, 60, "six joint plots with at least 180 samples each")
+    dom = br.evaluate(DOM_SUMMARY)
+    st = c.call("status")
+    gains = c.call("gains.get")
+    check(dom["state"] == "holding", "the page shows state %r, armd %r" %
+          (dom["state"], st["state"]))
+    info = c.call("info")
+    check([j["name"] for j in dom["joints"]] == info["joints"],
+          "joint cards %s, armd's joints %s" % ([j["name"] for j in dom["joints"]],
+                                                 info["joints"]))
+    for k, j in enumerate(dom["joints"]):
+        check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.5f, armd %.5f" %
+              (j["name"], j["q"], st["q"][k]))
+        # (the legend's box alone has some 50 such pixels; 3 s of a flat line some 150 more)
+        check(j["ink"] > 100, "%s: the position plot shows %d pixels of the measured line" %
+              (j["name"], j["ink"]))
+    rows = {r[0]: r[1:] for r in dom["timing"]}
+    check(set(rows) == {"lateness", "read", "compute", "write"}, "timing rows %s" % list(rows))
+    check(all(float(x) >= 0 for r in rows.values() for x in r),
+          "timing cells that are not numbers: %s" % rows)
+    for k, row in enumerate(dom["gains"]):
+        for m, key in enumerate(("kp", "kd", "ki")):
+            check(float(row[m]) == gains[key][k], "gains %s of joint %d: page %s, armd %s" %
+                  (key, k + 1, row[m], gains[key][k]))
+    check(not dom["controls"] and not dom["controlShown"],
+          "a read-only page shows control elements: %s" % dom["controls"])
+    print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
+          "of the measured line %s, timing and gains shown, no controls" %
+          ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]]))
+
+
+def check_page_follows_move(br, c):
+    """A move: the page's last values are armd's where the arm came to rest (also when armd
+    cut the move short: the page has to show where the arm is, not where it was sent)."""
+    q0 = c.call("status")["q"]
+    c.call("move_to", {"q": TARGET, "duration": 3.0})
+    wait_until(lambda: c.call("status")["trajectory"] is None, 15, "the move ends")
+    time.sleep(1.0)
+    st = c.call("status")
+    check(abs(st["q"][0] - q0[0]) > 0.1, "j1 moved only from %.3f to %.3f" % (q0[0], st["q"][0]))
+    dom = br.evaluate(DOM_SUMMARY)
+    for k, j in enumerate(dom["joints"]):
+        check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.4f after the move, "
+              "armd %.4f" % (j["name"], j["q"], st["q"][k]))
+    print("after a 3 s move (j1 %.3f -> %.3f rad): the page shows armd's q within 2 mrad" %
+          (q0[0], st["q"][0]))
+
+
+def main(args):
+    with test_api_lib.Rig(args, "web-page") as rig:
+        c = rig.client()
+        enable_and_hold(c)
+        with Armweb(args, rig) as web:
+            check_read_only(web, c)
+            with Browser(web.url("/"), height=1100, log_dir=rig.dir) as br:
+                check_holding_page(br, c)
+                check_page_follows_move(br, c)
+                t0 = time.monotonic()
+                png = br.screenshot()
+                path = os.path.join(rig.dir, "screenshot.png")
+                open(path, "wb").write(png)
+                colours = distinct_colours(png)
+                check(colours > 200, "the screenshot has %d distinct colours: blank?" % colours)
+                print("screenshot %d bytes, %d distinct colours (decoded in %.1f s)" %
+                      (len(png), colours, time.monotonic() - t0))
+                if args.screenshot_out:
+                    shutil.copy(path, args.screenshot_out)
+            check(c.call("status")["state"] == "holding", "armd left holding during the test")
+            check(web.stop() == 0, "armweb did not exit 0 on SIGTERM:\n" + web.log())
+        c.call("disable")
+        c.close()
+
+
+if __name__ == "__main__":
+    run(main)

@@ -1,0 +1,278 @@
+#!/usr/bin/python3
+"""Unit: armweb's pieces without armd or a browser (tools/armweb/webview/).
+
+- metrics: the exposition of a status, read back by a strict parser (prom_text.py) and passed
+  by `promtool check metrics`; label values and HELP with quotes, backslashes and line feeds
+  escaped so that they read back unchanged; NaN/Inf/null values; every state a series, one of
+  them 1; fault sentences armd really writes classed as documented; armd down = armd_up 0 only.
+- fanout: a browser that never takes its queue holds at most queue_limit messages, loses the
+  oldest (counted), and does not hold up a browser that reads; the batch is bounded.
+- the telemetry rate asked of armd never exceeds 60 Hz after armd's own rounding.
+- the command line: --control on a non-loopback address is refused; Host checks.
+- the screenshot tests' PNG reader (png_colours.py): random images through every filter.
+
+usage: test_web_unit.py TOOLS_ARMWEB_DIR
+"""
+import asyncio
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, sys.argv[1])
+sys.dont_write_bytecode = True
+
+import png_colours  # noqa: E402
+import prom_text  # noqa: E402
+from webview import armd_link, fanout, metrics  # noqa: E402
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, message):
+    if not cond:
+        raise Failure(message)
+
+
+def status_sample(n, state="holding"):
+    """A status result shaped as armd's (README's Socket API table)."""
+    t = {"p50": 18.5, "p99": 87.25, "max": 1334.0}
+    return {
+        "state": state, "fault": None, "time": 12.5, "controller": "computed_torque",
+        "q": [0.1 * j for j in range(n)], "qd": [0.0] * n, "tau": [1.5 - j for j in range(n)],
+        "q_des": [0.1 * j for j in range(n)], "qd_des": [0.0] * n,
+        "error": [1e-4 * (j - 2) for j in range(n)], "trajectory": None,
+        "collision": {"mode": "off", "external_torque": [0.0] * n, "detected": 3},
+        "loop": {"rate_hz": 1000.0, "ticks": 9922, "overruns": 2, "late_ticks": 1,
+                 "failed_reads": 4, "failed_writes": 0, "read_gaps": 1,
+                 "longest_read_gap_ms": 3.0, "saturations": 7, "lateness_us": dict(t),
+                 "read_us": dict(t), "compute_us": dict(t), "write_us": dict(t)},
+        "clients": 2,
+    }
+
+
+def promtool_check(text):
+    """`promtool check metrics` on text: its exit status and output."""
+    tool = shutil.which("promtool")
+    check(tool is not None, "promtool is missing: install the Debian package prometheus "
+          "(tools/bootstrap does)")
+    p = subprocess.run([tool, "check", "metrics"], input=text.encode(), capture_output=True)
+    return p.returncode, (p.stdout + p.stderr).decode(errors="replace")
+
+
+def test_exposition():
+    joints = ["j1", "j2", "j3", "j4", "j5", "j6"]
+    web = {"browsers": 2, "dropped_batches": 5, "dropped_browsers": 1, "connects": 1}
+    faults = {"following_error": 2}
+    text = metrics.render("puma560", joints, status_sample(6), faults, web)
+    rc, out = promtool_check(text)
+    check(rc == 0, "promtool check metrics refused the exposition:\n%s\n%s" % (out, text))
+    f = prom_text.parse(text)
+    v = prom_text.value
+    check(v(f, "armd_up", arm="puma560") == 1, "armd_up is not 1 with a status")
+    for s in metrics.STATES:
+        want = 1 if s == "holding" else 0
+        check(v(f, "armd_state", arm="puma560", state=s) == want,
+              "armd_state{state=%s} is not %d" % (s, want))
+    check(f["armd_state"]["type"] == "gauge", "armd_state is not a gauge")
+    for r in metrics.fault_labels():
+        check(v(f, "armd_faults_total", arm="puma560", reason=r) == faults.get(r, 0),
+              "armd_faults_total{reason=%s} wrong" % r)
+    check(f["armd_faults_total"]["type"] == "counter", "armd_faults_total is not a counter")
+    for name, key, _ in metrics.LOOP_COUNTERS:
+        check(f[name]["type"] == "counter", "%s is not a counter" % name)
+        check(v(f, name, arm="puma560") == status_sample(6)["loop"][key], "%s wrong" % name)
+    check(abs(v(f, "armd_loop_lateness_seconds", arm="puma560", stat="p99") - 87.25e-6) < 1e-15,
+          "lateness p99 not converted from microseconds to seconds")
+    check(v(f, "armd_collisions_total", arm="puma560") == 3, "armd_collisions_total wrong")
+    for j, name in enumerate(joints):
+        check(v(f, "armd_joint_torque", arm="puma560", joint=name) == 1.5 - j,
+              "torque of %s wrong" % name)
+        check(abs(v(f, "armd_joint_tracking_error", arm="puma560", joint=name)
+                  - 1e-4 * (j - 2)) < 1e-18, "tracking error of %s wrong" % name)
+    check(v(f, "armweb_dropped_batches_total", arm="puma560") == 5, "dropped batches wrong")
+    for name, fam in f.items():
+        check(fam["help"] and fam["type"], "%s lacks HELP or TYPE" % name)
+    print("exposition of a 6-joint status: %d families, promtool ok" % len(f))
+
+
+def test_escaping():
+    arm = 'arm "A"\\B\nC'
+    joints = ['j"1', "j\\2", "j\n3", "ĵ4"]
+    st = status_sample(4)
+    st["tau"] = [float("nan"), float("inf"), float("-inf"), None]
+    text = metrics.render(arm, joints, st, {}, {})
+    check('arm="arm \\"A\\"\\\\B\\nC"' in text, "arm label not escaped:\n" + text[:400])
+    rc, out = promtool_check(text)
+    check(rc == 0, "promtool refused escaped labels:\n%s\n%s" % (out, text))
+    f = prom_text.parse(text)
+    for name, want in zip(joints, ("NaN", "+Inf", "-Inf", "NaN")):
+        got = prom_text.value(f, "armd_joint_torque", arm=arm, joint=name)
+        check(("%r" % got).lower().replace("+", "") == ("%r" % float(want)).lower(),
+              "torque of %r read back as %r, expected %s" % (name, got, want))
+    check(metrics.escape_help("a\\b\nc\"") == 'a\\\\b\\nc"', "HELP escaping wrong")
+    for bad in ('x{a="\\q"} 1\n', 'x{a="b} 1\n', "x 1", 'x{a="1",a="2"} 1\n', "x one\n",
+                "# TYPE x counter\nx -1\n", "x 1\ny 1\nx 2\n", "x 1\nx 1\n"):
+        try:
+            prom_text.parse(bad)
+        except prom_text.PromFormatError:
+            continue
+        raise Failure("the strict reader accepted %r" % bad)
+    print("escaping: quotes, backslashes, line feeds and non-finite values read back unchanged")
+
+
+def test_down_and_faults():
+    text = metrics.render("a", [], None, {"other": 1}, {})
+    f = prom_text.parse(text)
+    check(prom_text.value(f, "armd_up", arm="a") == 0, "armd_up is not 0 without a status")
+    check(not any(n.startswith("armd_") and n != "armd_up" for n in f),
+          "armd series while armd is down: %s" % sorted(f))
+    # sentences as daemon/safety.c and daemon/control_thread.c write them
+    cases = {
+        "joint j2: following error 0.1203 over the limit 0.1": "following_error",
+        "joint j1: position 3.2 outside limits [-2.79, 2.79]": "position_limit",
+        "joint j3: velocity 9.1 over the limit 8": "velocity_limit",
+        "non-finite desired velocity on j2 (trajectory 7)": "non_finite",
+        "non-finite torque on j4 from the computed_torque law (trajectory 0)": "non_finite",
+        "3 consecutive failed reads, no state for 21.0 ms (last: timeout: no reply)":
+            "read_failures",
+        "3 consecutive failed writes over 4.0 ms (last: io: x)": "write_failures",
+        "device alert from device 2: servo 2: Bus Watchdog expired": "device_alert",
+        "device alert on write: servo 3 overload": "device_alert",
+        "control thread stalled: a tick was 230 ms late": "control_stalled",
+        "something new": "other",
+    }
+    for sentence, want in cases.items():
+        got = metrics.fault_class(sentence)
+        check(got == want, "fault %r classed %s, expected %s" % (sentence, got, want))
+    print("armd down: armd_up 0 alone; %d fault sentences classed" % len(cases))
+
+
+def test_fanout():
+    async def run():
+        fo = fanout.Fanout(queue_limit=5, batch_limit=8)
+        slow = fo.join([])
+        fast = fo.join([])
+        got = []
+        for k in range(40):
+            for s in range(3):
+                fo.add_sample({"time": k + s / 3, "q": [1], "q_des": [1], "tau": [0]})
+            fo.flush()
+            got.append(await fast.take(0.1))
+        check(all(b"event: telemetry" in g for g in got), "the reading browser missed batches")
+        check(len(slow.queue) == 5, "the slow browser holds %d messages (limit 5)" %
+              len(slow.queue))
+        check(fo.dropped_total() == 35, "dropped %d batches, expected 35" % fo.dropped_total())
+        data = await slow.take(0.1)
+        check(data.count(b"event: telemetry") == 5 and b'"time":[39.0,' in data,
+              "the slow browser did not keep the newest 5 batches")
+        for k in range(20):
+            fo.add_sample({"time": k})
+        check(len(fo.batch) == 8, "the batch grew to %d (limit 8)" % len(fo.batch))
+        fo.leave(slow)
+        fo.leave(fast)
+        check(fo.dropped_total() == 35 and not fo.browsers, "counts lost on leave")
+        check(await fast.take(0.05) == b"", "an empty queue did not time out with b''")
+    asyncio.run(run())
+    print("fanout: a browser that never reads keeps 5 messages, 35 dropped; the other gets all")
+
+
+def test_rate_and_args():
+    for loop_hz in (60, 61, 70, 89, 90, 100, 119, 250, 1000, 4000):
+        hz = armd_link.telemetry_rate(loop_hz)
+        d = max(1, int(loop_hz / hz + 0.5))  # armd's rounding (daemon/telemetry.c)
+        check(loop_hz / d <= 60 + 1e-9, "loop %g Hz: asks %g Hz, armd gives %g Hz > 60" %
+              (loop_hz, hz, loop_hz / d))
+        check(loop_hz / d > 30 - 1e-9, "loop %g Hz: only %g Hz" % (loop_hz, loop_hz / d))
+    from webview import main, server
+    check(main.parse_listen("[::1]:8080") == ("::1", 8080), "IPv6 listen address")
+    for bad in ("8080", "host:", "host:99999", "[::1]8080"):
+        try:
+            main.parse_listen(bad)
+        except ValueError:
+            continue
+        raise Failure("--listen %s accepted" % bad)
+    for host, want in (("127.0.0.1", True), ("127.3.4.5", True), ("::1", True),
+                       ("localhost", True), ("0.0.0.0", False), ("192.168.1.5", False),
+                       ("evil.example", False)):
+        check(server.is_loopback_host(host) == want, "is_loopback_host(%s) != %s" % (host, want))
+    check(server.host_of("[::1]:8080") == "::1" and server.host_of("localhost:9000") ==
+          "localhost", "host_of")
+    with tempfile.TemporaryFile("w+") as err:
+        saved = sys.stderr
+        sys.stderr = err
+        try:
+            main.parse_args(["--control", "--listen", "0.0.0.0:8080"])
+            refused = False
+        except SystemExit:
+            refused = True
+        finally:
+            sys.stderr = saved
+        err.seek(0)
+        msg = err.read()
+    check(refused and "anyone" in msg, "--control on 0.0.0.0 not refused: %r" % msg)
+    a = main.parse_args(["--control", "--listen", "0.0.0.0:8080", "--allow-remote-control"])
+    check(a.control and a.host == "0.0.0.0", "--allow-remote-control not taken")
+    print("telemetry at most 60 Hz for loop rates 60 ... 4000 Hz; --control refused off "
+          "loopback")
+
+
+def png_encode(width, height, bpp, pixels, filters):
+    """A PNG of pixels (rows of bytes), scanline y filtered with filters[y % len(filters)] (the
+    forward filters of the PNG specification, section 9.2), for the decoder's round trip."""
+    out, prev = [], bytes(width * bpp)
+    for y, row in enumerate(pixels):
+        kind = filters[y % len(filters)]
+        line = bytearray([kind])
+        for i, x in enumerate(row):
+            a = row[i - bpp] if i >= bpp else 0
+            b, c = prev[i], (prev[i - bpp] if i >= bpp else 0)
+            pred = (0, a, b, (a + b) >> 1, png_colours._paeth(a, b, c))[kind]
+            line.append((x - pred) & 255)
+        out.append(bytes(line))
+        prev = row
+
+    def chunk(kind, body):
+        return (struct.pack(">I", len(body)) + kind + body +
+                struct.pack(">I", zlib.crc32(kind + body)))
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 6 if bpp == 4 else 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) +
+            chunk(b"IDAT", zlib.compress(b"".join(out))) + chunk(b"IEND", b""))
+
+
+def test_png_reader():
+    rnd = random.Random(15)
+    for bpp in (3, 4):
+        w, h = 37, 25
+        pixels = [bytes(rnd.randrange(256) for _ in range(w * bpp)) for _ in range(h)]
+        png = png_encode(w, h, bpp, pixels, [0, 1, 2, 3, 4])
+        check(png_colours.decode(png)[3] == pixels, "PNG round trip failed (%d bytes per "
+              "pixel, all five filters)" % bpp)
+    blank = png_encode(20, 10, 4, [bytes([255, 255, 255, 255] * 20)] * 10, [4, 1])
+    check(png_colours.distinct_colours(blank) == 1, "a blank PNG has more than one colour")
+    print("PNG reader: random images through all five filters read back exactly")
+
+
+def main_():
+    try:
+        test_png_reader()
+        test_exposition()
+        test_escaping()
+        test_down_and_faults()
+        test_fanout()
+        test_rate_and_args()
+    except Failure as e:
+        print("FAIL:", e)
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main_()

@@ -1,0 +1,328 @@
+// armweb.js — the page: reads armweb's event stream (/events) and draws the last 10 s of every
+// joint (desired vs measured position, tracking error), the torques, state, faults, loop timing
+// and gains, with Chart.js (Debian's libjs-chart.js, served by armweb as /js/chart.js).
+//
+// Telemetry comes in batches about 10 times a second; the charts are redrawn at most that often
+// (on a timer, only when new data arrived). Units as armd's socket gives them: rad, N m (m, N on
+// prismatic joints); the tracking error is shown in mrad (mm). Hooks for tests: every joint card
+// has data-joint and data-points (samples in its position plot); #state has data-state.
+"use strict";
+
+const WINDOW_S = 10;           // seconds of history in every plot
+const REDRAW_MS = 100;         // at most 10 redraws per second
+const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
+  "#e377c2"];
+
+const page = {
+  control: false,
+  info: null,
+  joints: [],        // per joint: {card, pos, err, readout}
+  torque: null,      // the torque chart
+  lastTime: null,    // armd time of the newest sample [s]
+  dirty: false,
+  gains: null,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// An element with attributes and children (strings become text).
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function fmt(x, digits) {
+  return typeof x === "number" && isFinite(x) ? x.toFixed(digits) : "-";
+}
+
+// A scrolling line chart: x is armd's time [s], the last WINDOW_S seconds.
+function lineChart(canvas, datasets, yTitle, legend) {
+  return new Chart(canvas, {
+    type: "line",
+    data: {
+      datasets: datasets.map((d) => ({
+        label: d.label, data: [], borderColor: d.colour, borderDash: d.dash || [],
+        borderWidth: 1.5, pointRadius: 0, tension: 0, fill: false,
+      })),
+    },
+    options: {
+      animation: false, parsing: false, normalized: true, responsive: true,
+      maintainAspectRatio: false, events: [],
+      plugins: { legend: { display: legend, labels: { boxWidth: 12, font: { size: 10 } } },
+        tooltip: { enabled: false } },
+      scales: {
+        x: { type: "linear", ticks: { maxTicksLimit: 6, font: { size: 10 } } },
+        y: { title: { display: !!yTitle, text: yTitle, font: { size: 10 } },
+          ticks: { maxTicksLimit: 5, font: { size: 10 } } },
+      },
+    },
+  });
+}
+
+// ------------------------------------------------------------------------------ building
+function buildJoints(info) {
+  const same = page.info && JSON.stringify(page.info.joints) === JSON.stringify(info.joints);
+  page.info = info;
+  $("arm").textContent = info.arm;
+  document.title = "armweb: " + info.arm;
+  $("about").textContent = `armd ${info.version || ""}, ${info.joints.length} joints, ` +
+    `${fmt(info.rate_hz, 0)} Hz`;
+  if (same) return;
+  for (const j of page.joints) { j.pos.destroy(); j.err.destroy(); }
+  if (page.torque) page.torque.destroy();
+  const box = $("joints");
+  box.replaceChildren();
+  page.joints = info.joints.map((name, i) => {
+    const prismatic = info.types && info.types[i] === "prismatic";
+    const readout = el("div", { class: "readout" });
+    const posCanvas = el("canvas", {}), errCanvas = el("canvas", {});
+    const card = el("section", { class: "joint panel", "data-joint": name, "data-points": "0" },
+      el("h2", {}, name, el("small", {}, prismatic ? " prismatic, m" : " revolute, rad")),
+      readout,
+      el("div", { class: "chartbox" }, posCanvas),
+      el("div", { class: "chartbox short" }, errCanvas));
+    box.append(card);
+    return {
+      name, card, readout,
+      scale: 1000, errUnit: prismatic ? "mm" : "mrad",
+      pos: lineChart(posCanvas, [{ label: "desired", colour: "#888", dash: [5, 3] },
+        { label: "measured", colour: COLOURS[0] }], prismatic ? "m" : "rad", true),
+      err: lineChart(errCanvas, [{ label: "error", colour: COLOURS[1] }],
+        "error " + (prismatic ? "mm" : "mrad"), false),
+    };
+  });
+  page.torque = lineChart($("torque-chart"),
+    info.joints.map((name, i) => ({ label: name, colour: COLOURS[i % COLOURS.length] })),
+    "", true);
+  page.lastTime = null;
+  buildGains();
+}
+
+function setReadout(j, q, qDes, tau) {
+  j.readout.replaceChildren(
+    el("span", {}, "q ", el("b", { class: "q", "data-value": String(q) }, fmt(q, 4))),
+    el("span", {}, "desired ", el("b", { class: "q-des" }, fmt(qDes, 4))),
+    el("span", {}, "error ", el("b", { class: "error" }, fmt((qDes - q) * j.scale, 2)),
+      " " + j.errUnit),
+    el("span", {}, "torque ", el("b", { class: "tau" }, fmt(tau, 2))));
+}
+
+// ----------------------------------------------------------------------------- telemetry
+function clearPlots() {
+  for (const j of page.joints) {
+    for (const d of j.pos.data.datasets) d.data.length = 0;
+    j.err.data.datasets[0].data.length = 0;
+  }
+  if (page.torque) for (const d of page.torque.data.datasets) d.data.length = 0;
+}
+
+function push(data, x, y) {
+  if (typeof y === "number") data.push({ x, y });
+}
+
+function trim(data, from) {
+  let k = 0;
+  while (k < data.length && data[k].x < from) k++;
+  if (k) data.splice(0, k);
+}
+
+// One batch: time[k], q[k][n], q_des[k][n], tau[k][n].
+function onTelemetry(b) {
+  if (!page.info) return;
+  for (let k = 0; k < b.time.length; k++) {
+    const t = b.time[k];
+    if (page.lastTime !== null && t < page.lastTime) clearPlots();  // armd restarted
+    page.lastTime = t;
+    page.joints.forEach((j, i) => {
+      const q = b.q[k] && b.q[k][i], qd = b.q_des[k] && b.q_des[k][i];
+      push(j.pos.data.datasets[0].data, t, qd);
+      push(j.pos.data.datasets[1].data, t, q);
+      if (typeof q === "number" && typeof qd === "number")
+        push(j.err.data.datasets[0].data, t, (qd - q) * j.scale);
+      push(page.torque.data.datasets[i].data, t, b.tau[k] && b.tau[k][i]);
+    });
+  }
+  const last = b.time.length - 1;
+  if (last >= 0) {
+    page.joints.forEach((j, i) => setReadout(j, b.q[last][i], b.q_des[last][i], b.tau[last][i]));
+    setState(b.state);
+    page.dirty = true;
+  }
+}
+
+function redraw() {
+  if (!page.dirty || page.lastTime === null) return;
+  page.dirty = false;
+  const from = page.lastTime - WINDOW_S;
+  const charts = page.joints.flatMap((j) => [j.pos, j.err]).concat([page.torque]);
+  for (const c of charts) {
+    for (const d of c.data.datasets) trim(d.data, from);
+    c.options.scales.x.min = from;
+    c.options.scales.x.max = page.lastTime;
+    c.update("none");
+  }
+  for (const j of page.joints)
+    j.card.dataset.points = String(j.pos.data.datasets[1].data.length);
+}
+
+// ------------------------------------------------------------------------ state and status
+function setState(s) {
+  const e = $("state");
+  e.textContent = s || "unknown";
+  e.dataset.state = s || "";
+}
+
+function onStatus(s) {
+  setState(s.state);
+  $("fault").textContent = s.fault || "none";
+  $("controller").textContent = s.controller;
+  $("trajectory").textContent = s.trajectory
+    ? `#${s.trajectory.id} ${fmt(100 * s.trajectory.progress, 0)} %, ` +
+      `${fmt(s.trajectory.remaining, 1)} s left`
+    : "none";
+  const L = s.loop || {};
+  $("rate").textContent = `${fmt(L.rate_hz, 0)} Hz`;
+  $("timing").tBodies[0].replaceChildren(...[["lateness", L.lateness_us], ["read", L.read_us],
+    ["compute", L.compute_us], ["write", L.write_us]].map(([name, t]) =>
+    el("tr", { "data-timing": name }, el("th", {}, name),
+      ...["p50", "p99", "max"].map((k) => el("td", {}, fmt(t && t[k], 1))))));
+  const c = [["ticks", L.ticks], ["overruns", L.overruns], ["late ticks", L.late_ticks],
+    ["failed reads", L.failed_reads], ["failed writes", L.failed_writes],
+    ["read gaps", L.read_gaps], ["saturations", L.saturations],
+    ["collisions", s.collision && s.collision.detected], ["clients", s.clients]];
+  $("counters").tBodies[0].replaceChildren(...c.map(([k, v]) =>
+    el("tr", {}, el("th", {}, k), el("td", {}, v === undefined ? "-" : String(v)))));
+}
+
+function onLink(l) {
+  const e = $("link");
+  e.textContent = l.connected ? `armd connected, ${fmt(l.telemetry_hz, 1)} Hz`
+    : `armd unreachable: ${l.message}`;
+  e.className = "link " + (l.connected ? "up" : "down");
+  if (!l.connected) setState("");
+}
+
+function onArmdEvent(m) {
+  const p = m.params || {};
+  const t = typeof p.time === "number" ? ` at t = ${fmt(p.time, 3)} s` : "";
+  if (m.method === "fault") {
+    const seen = p.seen ? ` (${new Date(p.seen * 1000).toLocaleTimeString()})` : "";
+    $("last-fault").textContent = `${p.reason}${t}${seen}`;
+  }
+  if (m.method === "state") setState(p.state);
+  const what = { state: p.state, fault: p.reason, trajectory_done: `#${p.id} ${p.result}`,
+    collision: `${p.joint} ${fmt(p.external_torque && Math.max(...p.external_torque.map(
+      Math.abs)), 1)} N m, ${p.reaction}` }[m.method];
+  $("last-event").textContent = `${m.method}${what ? ": " + what : ""}${t}`;
+}
+
+// ----------------------------------------------------------------------------- gains
+function buildGains() {
+  const body = $("gains").tBodies[0];
+  body.replaceChildren(...page.info.joints.map((name, i) => el("tr", { "data-joint": name },
+    el("th", {}, name), ...["kp", "kd", "ki"].map((k) => el("td", {}, page.control
+      ? el("input", { name: `${k}${i}`, type: "text", inputmode: "decimal", size: "7" })
+      : el("span", { class: k }, "-"))))));
+  if (page.control && !$("gains-apply"))
+    $("gains-form").append(el("button", { id: "gains-apply", type: "submit" }, "Apply gains"));
+  if (page.gains) onGains(page.gains);
+}
+
+function onGains(g) {
+  page.gains = g;
+  if (!page.info) return;
+  page.info.joints.forEach((_, i) => {
+    for (const k of ["kp", "kd", "ki"]) {
+      const v = g[k] && g[k][i];
+      if (page.control) {
+        const input = $("gains-form").elements[`${k}${i}`];
+        if (input && document.activeElement !== input) input.value = String(v);
+      } else {
+        const cell = $("gains").tBodies[0].rows[i].querySelector("." + k);
+        if (cell) cell.textContent = String(v);
+      }
+    }
+  });
+}
+
+// ----------------------------------------------------------------------------- control
+// POSTs to armweb, which forwards to armd; shows armd's {"error": {code, message}} when refused.
+async function post(path, body, errorBox) {
+  errorBox.textContent = "";
+  try {
+    const r = await fetch(path, {
+      method: "POST", headers: { "X-Armweb": "1", "Content-Type": "application/json" },
+      body: body === undefined ? "{}" : JSON.stringify(body),
+    });
+    const reply = await r.json();
+    if (reply.error) errorBox.textContent = `${reply.error.code}: ${reply.error.message}`;
+    return reply;
+  } catch (e) {
+    errorBox.textContent = "armweb unreachable: " + e;
+    return null;
+  }
+}
+
+function buildControl() {
+  const box = $("control");
+  const err = el("div", { id: "command-error", class: "error" });
+  box.replaceChildren(el("h2", {}, "Control"),
+    el("button", { id: "enable", onclick: () => post("/api/enable", undefined, err) }, "Enable"),
+    el("button", { id: "disable", onclick: () => post("/api/disable", undefined, err) },
+      "Disable"),
+    el("button", { id: "estop", class: "estop", onclick: () => post("/api/estop", undefined,
+      err) }, "E-STOP"),
+    err);
+  box.hidden = false;
+}
+
+function numberOrText(s) {
+  const t = s.trim();
+  return t !== "" && isFinite(Number(t)) ? Number(t) : t;
+}
+
+function submitGains(ev) {
+  ev.preventDefault();
+  const f = $("gains-form").elements, n = page.info.joints.length, body = {};
+  for (const k of ["kp", "kd", "ki"])
+    body[k] = Array.from({ length: n }, (_, i) => numberOrText(f[`${k}${i}`].value));
+  post("/api/gains", body, $("gains-error"));
+}
+
+function onConfig(c) {
+  page.control = !!c.control;
+  if (page.control && !$("estop")) buildControl();
+}
+
+// ----------------------------------------------------------------------------- start
+function start() {
+  $("gains-form").addEventListener("submit", submitGains);
+  const es = new EventSource("/events");
+  const on = (name, fn) => es.addEventListener(name, (e) => fn(JSON.parse(e.data)));
+  on("config", onConfig);
+  on("link", onLink);
+  on("info", buildJoints);
+  on("status", onStatus);
+  on("gains", onGains);
+  on("telemetry", onTelemetry);
+  on("armd", onArmdEvent);
+  es.addEventListener("open", () => { $("link").textContent = "armweb connected"; });
+  es.addEventListener("error", () => {
+    $("link").textContent = "armweb unreachable, retrying";
+    $("link").className = "link down";
+  });
+  setInterval(redraw, REDRAW_MS);
+}
+
+if (typeof Chart === "undefined") {
+  document.body.prepend(el("p", { class: "error" },
+    "Chart.js did not load: install the Debian package libjs-chart.js on armweb's machine."));
+} else {
+  start();
+}
