@@ -20,6 +20,7 @@ enum {
     OPT_TRUTH_DECIMATE,
     OPT_MODEL,
     OPT_MASS_SCALE,
+    OPT_PAYLOAD,
     OPT_RATE,
     OPT_NOISE,
     OPT_Q0,
@@ -59,6 +60,8 @@ void armsim_print_usage(FILE *out)
           "      --rate HZ             physics steps per second (default 10000)\n"
           "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
           "      --mass-scale K        multiply every link mass and inertia by K\n"
+          "      --payload M,X,Y,Z     the tool holds a point mass M [kg] at X,Y,Z [m] of the\n"
+          "                            tool frame (in place of the config's payload)\n"
           "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
           "                            the limits)\n"
           "      --no-gravity          simulate without gravity\n"
@@ -249,6 +252,24 @@ static int parse_wall(const char *s, armsim_options *o, FILE *err)
     return 0;
 }
 
+/* Parses "M,X,Y,Z" into o->payload: mass in [0, 10000] kg (the config's bound), position
+ * within 100 m. */
+static int parse_payload(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[256], *f[4];
+    if (split_fields(s, buf, sizeof buf, f, 4) != 4) {
+        fprintf(err, "armsim: --payload: '%s' is not M,X,Y,Z\n", s);
+        return -1;
+    }
+    static const char *const what[] = {"M", "X", "Y", "Z"};
+    for (int i = 0; i < 4; i++)
+        if (parse_field("payload", what[i], f[i], i ? -100.0 : 0.0, i ? 100.0 : 10000.0,
+                        &o->payload[i], err))
+            return -1;
+    o->payload_on = true;
+    return 0;
+}
+
 /* Parses "Q1,Q2,..." into o->q0. */
 static int parse_q0(const char *s, armsim_options *o, FILE *err)
 {
@@ -286,6 +307,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"truth-decimate", required_argument, NULL, OPT_TRUTH_DECIMATE},
         {"model", required_argument, NULL, OPT_MODEL},
         {"mass-scale", required_argument, NULL, OPT_MASS_SCALE},
+        {"payload", required_argument, NULL, OPT_PAYLOAD},
         {"rate", required_argument, NULL, OPT_RATE},
         {"noise", required_argument, NULL, OPT_NOISE},
         {"q0", required_argument, NULL, OPT_Q0},
@@ -422,6 +444,9 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
             break;
         case OPT_WALL:
             rc = parse_wall(optarg, o, err);
+            break;
+        case OPT_PAYLOAD:
+            rc = parse_payload(optarg, o, err);
             break;
         case ':':
             fprintf(err, "armsim: %s needs a value\n", argv[optind - 1]);

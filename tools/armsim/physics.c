@@ -187,6 +187,11 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
     }
+    if (o->payload_on) {
+        memset(&desc.payload, 0, sizeof desc.payload);
+        desc.payload.mass = o->payload[0];
+        for (int i = 0; i < 3; i++) desc.payload.com[i] = o->payload[i + 1];
+    }
     if (o->no_gravity) desc.gravity[0] = desc.gravity[1] = desc.gravity[2] = 0.0;
 
     physics *p = calloc(1, sizeof *p);
