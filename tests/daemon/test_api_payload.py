@@ -6,7 +6,8 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
 - payload.get/set: the config's payload (none) at start; a bad payload is refused over the
   real socket and changes nothing.
 - Tracking of the demo-style move with no payload in the model, then with the exact one
-  (payload.set): the RMS of armd's following error (telemetry q_des - q at 1 kHz).
+  (payload.set): the RMS of armd's following error (telemetry q_des - q at 1 kHz, each
+  joint's largest 5 % left out, a move with more than 10 late ticks run again).
 - payload.estimate from the ready pose: mass within 5 % and centre within 5 mm of the truth
   (the issue's targets), its motion time reported, and the arm back at the pose it held.
 - payload.estimate --apply, then the same move: tracking within 1.2 x the exact payload's RMS
@@ -27,8 +28,10 @@ MASS, COM = 2.0, (0.1, 0.0, 0.05)
 
 def move_rms(rig, c, points, label, must_finish=True):
     """Runs the trajectory; the mean over joints of the RMS of armd's following error while
-    moving [rad]. Without the payload in the model the move may end aborted (goal tolerance):
+    moving [rad] (each joint's largest 5 % of samples left out), and the late ticks and read
+    gaps the loop counted meanwhile. Without the payload in the model the move may end aborted (goal tolerance):
     then armd holds where it is, and the next move starts from there."""
+    loop0 = c.call("status")["loop"]
     rec = Recorder(rig.sock, 1000)
     r = c.call("trajectory", {"points": points, "mode": "replace"})
     rec.collect(r["duration"] + 1.0)
@@ -40,11 +43,28 @@ def move_rms(rig, c, points, label, must_finish=True):
     win = [s for s in rec.samples if s["state"] == "moving"]
     check(len(win) > 1000, "%s: only %d moving samples" % (label, len(win)))
     n = len(win[0]["q"])
-    rms = [math.sqrt(sum((s["q_des"][j] - s["q"][j]) ** 2 for s in win) / len(win))
-           for j in range(n)]
-    print("%-22s RMS following error [mrad]: %s (mean %.3f); %s"
-          % (label, " ".join("%.3f" % (1e3 * x) for x in rms), 1e3 * sum(rms) / n, result))
-    return sum(rms) / n
+    rms = []
+    for j in range(n):  # the largest 5 % dropped: a host stall's spike, not the model
+        sq = sorted((s["q_des"][j] - s["q"][j]) ** 2 for s in win)[:int(0.95 * len(win))]
+        rms.append(math.sqrt(sum(sq) / len(sq)))
+    loop1 = c.call("status")["loop"]
+    late = sum(loop1[k] - loop0[k] for k in ("late_ticks", "read_gaps"))
+    print("%-22s RMS following error [mrad]: %s (mean %.3f); %s%s"
+          % (label, " ".join("%.3f" % (1e3 * x) for x in rms), 1e3 * sum(rms) / n, result,
+             "; %d late ticks or read gaps" % late if late else ""))
+    return sum(rms) / n, late
+
+
+def compared_move(rig, c, points, label, tries=3):
+    """move_rms for a move whose figure is compared with another's: a move during which the
+    loop ran late or lost reads more than 10 times (this machine stalls now and then, see
+    test_api_lib; a few late ticks per move are its normal) measures the stalls, not the model,
+    so it is run again, up to tries times in all (the last one counts whatever happened)."""
+    for i in range(tries):
+        rms, late = move_rms(rig, c, points, label)
+        if late <= 10:
+            break
+    return rms
 
 
 def back_to(c, q):
@@ -97,11 +117,11 @@ def main(args):
         time.sleep(0.5)
         q0 = c.call("status")["q_des"]
         points = make_points(info, q0)
-        rms_none = move_rms(rig, c, points, "no payload in model", must_finish=False)
+        rms_none, _ = move_rms(rig, c, points, "no payload in model", must_finish=False)
         c.call("payload.set", {"mass": MASS, "com": list(COM)})
         back_to(c, q0)
         move_rms(rig, c, points, "warm-up (exact)")
-        rms_exact = move_rms(rig, c, points, "exact payload")
+        rms_exact = compared_move(rig, c, points, "exact payload")
         c.call("payload.set", {"mass": 0})
 
         held = c.call("status")["q_des"]
@@ -123,7 +143,7 @@ def main(args):
               all(abs(a - b) < 1e-12 for a, b in zip(p["com"], r["com"])),
               "payload.get %s is not the applied estimate" % p)
         move_rms(rig, c, points, "warm-up (estimated)")
-        rms_est = move_rms(rig, c, points, "estimated payload")
+        rms_est = compared_move(rig, c, points, "estimated payload")
         print("tracking: estimated %.3f mrad = %.2f x the exact payload's %.3f (target <= 1.2); "
               "no payload %.3f" % (1e3 * rms_est, rms_est / rms_exact, 1e3 * rms_exact,
                                    1e3 * rms_none))
