@@ -231,14 +231,12 @@ static void point_inertia(const double *th, double *io)
  * moments >= 0 and each at most the sum of the other two (the triangle inequality). */
 static int inertia_physical(const double *in)
 {
-    double a[9] = {in[0], in[1], in[2], in[1], in[3], in[4], in[2], in[4], in[5]}, w[3], v[9];
+    double w[3], axes[9];
     for (int i = 0; i < 6; i++)
         if (!isfinite(in[i])) return 0;
-    jacobi_eigen(3, a, w, v);
+    dyn_inertia_principal(in, w, axes);
     double tol = 1e-9 * (fabs(w[0]) + fabs(w[1]) + fabs(w[2])) + 1e-300;
-    for (int i = 0; i < 3; i++)
-        if (w[i] < -tol || w[i] > w[(i + 1) % 3] + w[(i + 2) % 3] + tol) return 0;
-    return 1;
+    return w[0] >= -tol && w[2] <= w[0] + w[1] + tol;
 }
 
 int payload_acc_solve(const payload_acc *acc, payload_fit_result *out, char *why, size_t why_len)

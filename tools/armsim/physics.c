@@ -15,6 +15,7 @@
 
 #include "dynamics/dynamics.h"
 #include "tools/armsim/contact.h"
+#include "tools/armsim/perturb.h"
 #include "tools/armsim/simclock.h"
 
 /* Longest lateness caught up step by step in one wake-up [s]; beyond it the missed time is
@@ -187,6 +188,7 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
     }
+    if (o->perturb_on) perturb_desc(&desc, o->perturb_seed, stdout);
     if (o->payload_on) {
         memset(&desc.payload, 0, sizeof desc.payload);
         desc.payload.mass = o->payload[0];
