@@ -20,6 +20,7 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
 import math
 import time
 
+from test_api_calibrate import move_back
 from test_api_lib import READY_POSE, Recorder, Rig, check, run
 from test_api_tracking import make_points
 
@@ -67,19 +68,6 @@ def compared_move(rig, c, points, label, tries=3):
     return rms
 
 
-def back_to(c, q):
-    """Moves to q and waits until armd holds there."""
-    c.call("move_to", {"q": q})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        st = c.call("status")
-        if st["state"] == "holding" and st["trajectory"] is None:
-            return
-        check(st["state"] in ("holding", "moving"), "moving back: %s" % st["state"])
-        time.sleep(0.05)
-    check(False, "not back at the start pose within 30 s")
-
-
 def judge_estimate(r, what):
     com = r["com"]
     check(com is not None, "%s: no centre: %s" % (what, r))
@@ -119,7 +107,7 @@ def main(args):
         points = make_points(info, q0)
         rms_none, _ = move_rms(rig, c, points, "no payload in model", must_finish=False)
         c.call("payload.set", {"mass": MASS, "com": list(COM)})
-        back_to(c, q0)
+        move_back(c, q0)
         move_rms(rig, c, points, "warm-up (exact)")
         rms_exact = compared_move(rig, c, points, "exact payload")
         c.call("payload.set", {"mass": 0})

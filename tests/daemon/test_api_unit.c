@@ -327,6 +327,18 @@ static void test_commands_reach_control(void **state)
     close(fd);
 }
 
+/* Sends method with params; the reply must be invalid_params with a message naming names. */
+static void expect_invalid(int fd, const char *method, const char *params, const char *names)
+{
+    char line[512];
+    snprintf(line, sizeof line, "{\"id\": 3, \"method\": \"%s\", \"params\": %s}", method, params);
+    json_t *r = request(fd, line);
+    assert_string_equal(error_code(r), "invalid_params");
+    if (!strstr(error_message(r), names))
+        fail_msg("%s %s: '%s' does not name %s", method, params, error_message(r), names);
+    json_decref(r);
+}
+
 /* payload.get/set reach the control side and every bad payload is refused with a message naming
  * the member; payload.estimate checks its params and the arm's state before it moves anything. */
 static void test_payload_methods(void **state)
@@ -359,16 +371,8 @@ static void test_payload_methods(void **state)
         {"{\"mass\": 1, \"inertia\": [1, 0, 0, 1, 0, 1e300]}", "params.inertia[5]"},
         {"{\"mass\": 1, \"cog\": [0, 0, 0]}", "cog"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char line[256];
-        snprintf(line, sizeof line, "{\"id\": 3, \"method\": \"payload.set\", \"params\": %s}",
-                 bad[i].params);
-        r = request(fd, line);
-        assert_string_equal(error_code(r), "invalid_params");
-        if (!strstr(error_message(r), bad[i].names))
-            fail_msg("%s: '%s' does not name %s", bad[i].params, error_message(r), bad[i].names);
-        json_decref(r);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_invalid(fd, "payload.set", bad[i].params, bad[i].names);
     assert_float_equal(fake.payload.mass, 2, 0); /* none of them reached the control side */
     /* estimate: refused while disabled, and bad params before that */
     r = request(fd, "{\"id\": 4, \"method\": \"payload.estimate\"}");
@@ -386,17 +390,8 @@ static void test_payload_methods(void **state)
         {"{\"apply\": 1}", "params.apply"},
         {"{\"pose\": []}", "pose"},
     };
-    for (size_t i = 0; i < sizeof bad_est / sizeof bad_est[0]; i++) {
-        char line[256];
-        snprintf(line, sizeof line, "{\"id\": 5, \"method\": \"payload.estimate\", \"params\": %s}",
-                 bad_est[i].params);
-        r = request(fd, line);
-        assert_string_equal(error_code(r), "invalid_params");
-        if (!strstr(error_message(r), bad_est[i].names))
-            fail_msg("%s: '%s' does not name %s", bad_est[i].params, error_message(r),
-                     bad_est[i].names);
-        json_decref(r);
-    }
+    for (size_t i = 0; i < sizeof bad_est / sizeof bad_est[0]; i++)
+        expect_invalid(fd, "payload.estimate", bad_est[i].params, bad_est[i].names);
     close(fd);
 }
 
