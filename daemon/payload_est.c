@@ -47,15 +47,38 @@ struct payload_est {
     ctl_error err;
 };
 
+/* Remarks on a fit the user should read before trusting it: a centre coordinate whose standard
+ * deviation is above 2 mm + 5 % of the centre's distance (the moves barely showed it). */
+static json_t *pe_warnings(const payload_fit_result *f)
+{
+    json_t *w = json_array();
+    if (!f->com_known) {
+        json_array_append_new(w, json_string("no payload found: the mass is not above 3 standard "
+                                             "deviations; the centre is unknown"));
+        return w;
+    }
+    double dist = sqrt(f->com[0] * f->com[0] + f->com[1] * f->com[1] + f->com[2] * f->com[2]);
+    for (int k = 0; k < 3; k++) {
+        if (!(f->sd_com[k] > 0.002 + 0.05 * dist)) continue;
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "com %c: sd %.1f mm: these moves barely show it (give poses that turn the tool "
+                 "about another axis)",
+                 "xyz"[k], 1e3 * f -> sd_com[k]);
+        json_array_append_new(w, json_string(msg));
+    }
+    return w;
+}
+
 /* The reply of a finished estimate: {mass, com, sd_mass, sd_com, inertia, residual_rms, cond,
- * rows, samples, poses, duration, applied}; com and sd_com are null when the mass is too small
- * to place, inertia (about the centre, tool axes) when the moves did not show it. */
+ * rows, samples, poses, duration, applied, warnings}; com and sd_com are null when the mass is
+ * too small to place, inertia (about the centre, tool axes) when the moves did not show it. */
 static json_t *pe_build_reply(api_client *cl, const ctl_result *res)
 {
     (void)res;
     const payload_est *pe = cl->srv->est;
     const payload_fit_result *f = &pe->fit;
-    return json_pack(
+    json_t *r = json_pack(
         "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:o, s:b}", "mass",
         api_json_number(f->mass), "com", f->com_known ? api_json_vector(f->com, 3) : json_null(),
         "sd_mass", api_json_number(f->sd_mass), "sd_com",
@@ -64,6 +87,8 @@ static json_t *pe_build_reply(api_client *cl, const ctl_result *res)
         api_json_number(f->residual_rms), "cond", api_json_number(f->cond), "rows",
         (json_int_t)f->rows, "samples", (json_int_t)pe->samples, "poses", pe->rq.n_poses,
         "duration", api_json_number(pe->duration), "applied", pe->applied);
+    if (r) json_object_set_new(r, "warnings", pe_warnings(f));
+    return r;
 }
 
 /* Ends the estimate: the reply (pe_build_reply on success), then idle. */

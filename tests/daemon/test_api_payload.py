@@ -79,6 +79,7 @@ def judge_estimate(r, what):
              " ".join("%.4f" % x for x in r["sd_com"]), 1e3 * err_c, r["residual_rms"],
              r["cond"], r["poses"], r["duration"]))
     print("  inertia about the centre: %s" % r["inertia"])
+    check(r["warnings"] == [], "%s: warnings on a well-shown payload: %s" % (what, r["warnings"]))
     check(err_m <= 0.05, "%s: mass %.4f kg is more than 5 %% off %.1f" % (what, r["mass"], MASS))
     check(err_c <= 0.005, "%s: centre %.1f mm off" % (what, 1e3 * err_c))
 

@@ -44,6 +44,9 @@ static void print_estimate(const arm_info *a, json_t *r)
            (int)json_integer_value(json_object_get(r, "poses")),
            num(json_object_get(r, "duration")),
            (long long)json_integer_value(json_object_get(r, "rows")));
+    json_t *w = json_object_get(r, "warnings");
+    for (size_t i = 0; i < json_array_size(w); i++)
+        printf("warning   %s\n", json_string_value(json_array_get(w, i)));
     if (json_is_true(json_object_get(r, "applied")))
         printf("applied   (until the next payload set or a restart)\n");
     else if (json_is_array(com))

@@ -483,7 +483,8 @@ class Client:
         or poses, one position per joint each, each move move_time [s] or the shortest the
         limits allow) and back, and the torques of those moves are fitted. Returns ``{mass,
         com, sd_mass, sd_com, inertia, residual_rms, cond, rows, samples, poses, duration,
-        applied}`` (com, inertia None when not determined); with apply the result becomes the
+        applied, warnings}`` (com, inertia None when not determined; warnings: sentences about
+        coordinates the moves barely showed); with apply the result becomes the
         payload. Waits up to timeout [s] for the reply."""
         params: dict[str, Any] = {}
         if poses is not None:
