@@ -11,9 +11,10 @@
 
 #include "dynamics/dynamics.h"
 
-#define PERTURB_INERTIAL 0.30 /* mass, each COM coordinate, each principal moment: x (1 +- 30 %)   \
-                               */
-#define PERTURB_FRICTION 0.50 /* viscous and both Coulomb levels: x (1 +- 50 %) */
+/* mass, each COM coordinate, each principal moment: x (1 +- 30 %) */
+#define PERTURB_INERTIAL 0.30
+/* viscous and both Coulomb levels: x (1 +- 50 %) */
+#define PERTURB_FRICTION 0.50
 
 /* Perturbs every joint's link of d in place, each factor drawn uniformly from seed (splitmix64):
  * mass and each COM coordinate (link frame) x (1 + 0.3 u); the inertia about the COM keeps its
