@@ -434,6 +434,7 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
 void api_close(api_server *s)
 {
     if (!s) return;
+    api_payload_estimate_abort(s, "armd is stopping (the arm holds where it is until then)");
     for (api_client *cl = s->clients; cl; cl = cl->next) {
         client_flush(cl);
         api_client_drop(cl, NULL);
@@ -443,6 +444,7 @@ void api_close(api_server *s)
         cl->wait_id = NULL;
         cl->waiting = false;
     }
+    api_payload_estimate_free(s);
     api_reap(s);
     api_sched_stop(s);
     ev_io_stop(s->loop, &s->accept_io);

@@ -71,6 +71,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
     c->period = 1.0 / cfg->rate_hz;
     c->period_ns = (int64_t)llround(1e9 / cfg->rate_hz);
     c->model = model;
+    c->payload = cfg->model.payload;
     c->driver = driver;
     c->tail_slot = -1;
     c->next_id = 1;
@@ -281,6 +282,11 @@ void ctl_status_get(ctl *c, ctl_status *out)
         t[i]->max_us = tt_max_us(h[i]);
     }
     out->rate_hz = c->cfg.rate_hz;
+}
+
+void ctl_payload_get(ctl *c, dyn_payload *out)
+{
+    *out = c->payload;
 }
 
 /* The running configuration (main thread's copy). */

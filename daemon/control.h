@@ -212,6 +212,8 @@ int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_e
 #define CTL_PAYLOAD_COM_MAX     100.0
 #define CTL_PAYLOAD_INERTIA_MAX 1e4
 int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, ctl_error *err);
+/* The payload in use: the config's until ctl_payload_set replaces it (a reload keeps it). */
+void ctl_payload_get(ctl *c, dyn_payload *out);
 
 /* Applies a new, already validated configuration between two ticks if only live keys changed;
  * otherwise refuses (err names the keys needing a restart) and keeps the running one. The

@@ -383,6 +383,7 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, 
         m.payload = *payload;
         rc = send_plain(c, &m, dst, err);
     }
+    if (rc == 0) c->payload = *payload;
     return ctl_reply_finish(c, to, &w, rc, err);
 }
 

@@ -193,6 +193,7 @@ struct ctl {
     double period;
     int64_t period_ns;
     dyn_model *model;
+    dyn_payload payload; /* the payload last given to the model (main thread's copy) */
     dyn_data *data;
     /* the dynamics the laws call: dyn.f is the arm's generated code while it fits the model
      * (gen, ctl_use_generated), else the general core; chosen again after a payload change by

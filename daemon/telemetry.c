@@ -128,13 +128,15 @@ void api_telemetry_drain(api_server *s)
         }
         if (k < s->events_cap) break;
     }
-    if (s->n_subscribers == 0) return;
+    bool estimate = api_payload_estimate_running(s);
+    if (s->n_subscribers == 0 && !estimate) return;
     int n = ctl_config(s->c)->n_joints;
     static char line[24 * 1024];
     for (;;) {
         int k = ctl_samples_read(s->c, &s->sample_cursor, s->samples, s->samples_cap);
         for (int i = 0; i < k; i++) {
             const ctl_sample *sm = &s->samples[i];
+            if (estimate) api_payload_estimate_feed(s, sm);
             size_t len = 0;
             for (api_client *cl = s->clients; cl; cl = cl->next) {
                 if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;

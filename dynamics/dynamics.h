@@ -79,6 +79,10 @@ typedef struct {
 typedef struct dyn_model dyn_model; /* const after creation, except dyn_set_payload() */
 typedef struct dyn_data dyn_data;   /* per-thread workspace for one model */
 
+/* Principal moments [kg m^2] (ascending) and axes of an inertia tensor (ixx ixy ixz iyy iyz izz):
+ * I = R diag(moments) R^T, R row-major with the unit axes as columns. */
+void dyn_inertia_principal(const double I[6], double moments[3], double R[9]);
+
 /* Validation findings. Called once per finding; joint is 0-based (or -1 for the whole model),
  * field the description field name ("mass", "inertia", "com", ...). Errors make
  * dyn_model_create() fail; warnings (e.g. inertia violating the triangle inequality) do not. */

@@ -30,50 +30,14 @@ static int check_finite(reporter *r, int joint, const char *field, const double 
     return 1;
 }
 
-/* Eigenvalues of a symmetric 3x3 (xx xy xz yy yz zz), ascending, by cyclic Jacobi rotations
- * (accurate to rounding even for repeated or zero eigenvalues). */
-static void sym_eigen(const double S[6], double ev[3])
-{
-    double a[3][3] = {{S[0], S[1], S[2]}, {S[1], S[3], S[4]}, {S[2], S[4], S[5]}};
-    for (int sweep = 0; sweep < 50; sweep++) {
-        double off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2];
-        if (off == 0.0) break;
-        for (int p = 0; p < 2; p++) {
-            for (int q = p + 1; q < 3; q++) {
-                if (a[p][q] == 0.0) continue;
-                double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-                double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
-                for (int k = 0; k < 3; k++) { /* columns p, q */
-                    double akp = a[k][p], akq = a[k][q];
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
-                }
-                for (int k = 0; k < 3; k++) { /* rows p, q */
-                    double apk = a[p][k], aqk = a[q][k];
-                    a[p][k] = c * apk - s * aqk;
-                    a[q][k] = s * apk + c * aqk;
-                }
-            }
-        }
-    }
-    ev[0] = a[0][0], ev[1] = a[1][1], ev[2] = a[2][2];
-    for (int i = 0; i < 2; i++)
-        for (int k = i + 1; k < 3; k++)
-            if (ev[k] < ev[i]) {
-                double t = ev[i];
-                ev[i] = ev[k];
-                ev[k] = t;
-            }
-}
-
 /* Mass >= 0; inertia positive semi-definite (error), triangle inequality (warning). */
 static void check_inertia(reporter *r, int joint, const char *mfield, const char *ifield,
                           double mass, const double I[6])
 {
     if (mass < 0) report(r, joint, mfield, 1, "mass %g kg is negative", mass);
     double ev[3];
-    sym_eigen(I, ev);
+    double axes[9];
+    dyn_inertia_principal(I, ev, axes);
     double scale = fabs(ev[0]) + fabs(ev[1]) + fabs(ev[2]);
     double tol = 1e-12 * scale + 1e-300;
     if (ev[0] < -tol) {

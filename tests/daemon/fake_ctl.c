@@ -28,6 +28,7 @@ void fake_init(int n, double rate_hz)
     if (fake.notify_fd < 0) abort();
     fake.cfg.n_joints = n;
     fake.cfg.rate_hz = rate_hz;
+    fake.cfg.model.n = n; /* joints of zeros: enough for payload.set's check of the payload */
     snprintf(fake.cfg.name, sizeof fake.cfg.name, "fake");
     for (int j = 0; j < n; j++) snprintf(fake.cfg.joint[j].name, CFG_NAME_MAX, "%c", 'a' + j);
 }
@@ -229,6 +230,22 @@ double ctl_mono_of(ctl *c, double t)
 {
     (void)c;
     return 1000.0 + t;
+}
+
+int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, ctl_error *err)
+{
+    (void)err;
+    if (!(payload->mass >= 0 && payload->mass <= CTL_PAYLOAD_MASS_MAX))
+        violation("a payload mass", payload->mass);
+    check_finite("a payload com", payload->com, 3);
+    check_finite("a payload inertia", payload->inertia, 6);
+    c->payload = *payload;
+    return fake_answer_later(c, to, 0, NULL, NULL, NULL);
+}
+
+void ctl_payload_get(ctl *c, dyn_payload *out)
+{
+    *out = c->payload;
 }
 
 const armd_config *ctl_config(ctl *c)

@@ -39,6 +39,7 @@ struct ctl {
     int n_answers;
     bool hold_answers;
     int notify_fd;
+    dyn_payload payload;
 };
 
 extern struct ctl fake;

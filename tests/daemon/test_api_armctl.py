@@ -100,8 +100,22 @@ def main(args):
         g = json.loads(armctl(rig, "--json", "gains").stdout)
         check(g["kp"] == [300.0] * n and g["kd"] == [30.0] * n, "gains not applied: %s" % g)
         armctl(rig, "gains", "kp=1,2", expect=1)  # wrong count: the daemon's error
+        # payload: set, shown, kept by a reload, cleared; bad input is a usage error (2) or
+        # the daemon's (1)
+        out = armctl(rig, "payload", "set", "1.5", "0", "0", "0.1").stdout
+        check("1.5 kg" in out and "0.1" in out, "payload set output: %s" % out)
+        p = json.loads(armctl(rig, "--json", "payload").stdout)
+        check(p["mass"] == 1.5 and p["com"] == [0, 0, 0.1], "payload not set: %s" % p)
+        armctl(rig, "payload", "set", "-1", expect=1)
+        armctl(rig, "payload", "set", "1", "0", "0", expect=2)
+        armctl(rig, "payload", "set", "1", "--inertia", "1", "0", "0", "1", "0", "-1", expect=1)
+        armctl(rig, "payload", "estimate", "--fast", expect=2)
+        armctl(rig, "payload", "weigh", expect=2)
         out = armctl(rig, "reload").stdout
         check("reloaded" in out, "reload output: %s" % out)
+        check(json.loads(armctl(rig, "--json", "payload").stdout)["mass"] == 1.5,
+              "a reload changed the payload set over the socket")
+        check("0 kg" in armctl(rig, "payload", "clear").stdout, "payload clear")
         check(armctl(rig, "disable").stdout.strip() == "disabled", "disable")
         check(rig.stop_armd() == 0, "armd did not exit 0")
 

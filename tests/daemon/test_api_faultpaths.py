@@ -21,7 +21,7 @@ import signal
 import time
 
 from test_api_lib import (DEFAULT_DROPIN, READY_POSE, REAL_GAP_DROPIN, Recorder, Rig, check,
-                          enable_clock_offset, event, run, zero_onset)
+                          enable_clock_offset, event, first_torque, run, zero_onset)
 
 # armsim's simulated XM430-W350 has the factory Current Limit 1193 x 2.69 mA or, if larger, what
 # the joint's torque limit needs (tools/armsim/dxl2_device.c sized_current_limit; the example's
@@ -120,7 +120,14 @@ def wait_fault(c, rec, timeout):
 
 def start_faults(rig, c):
     """Starts armsim's injected faults (SIGUSR1); returns a lower bound of that moment in truth
-    seconds (the truth clock runs from before sim_ready, less up to 60 ms of skipped time)."""
+    seconds (the truth clock runs from before sim_ready, less up to 60 ms of skipped time).
+    First waits (state, not time: at most 10 s) until armsim's truth shows armd's torque: the
+    enable reply can come before armd's first write has reached the servos, and a device that
+    went silent before it left a fresh-clone run a truth without any torque to measure."""
+    deadline = time.monotonic() + 10
+    while first_torque(rig.read_truth(cover=time.monotonic())) is None:
+        check(time.monotonic() < deadline, "armd's torque did not reach armsim within 10 s")
+        time.sleep(0.02)
     t = time.monotonic() - rig.sim_ready - 0.06
     os.kill(rig.sim.pid, signal.SIGUSR1)
     return t

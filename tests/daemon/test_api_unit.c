@@ -327,6 +327,74 @@ static void test_commands_reach_control(void **state)
     close(fd);
 }
 
+/* Sends method with params; the reply must be invalid_params with a message naming names. */
+static void expect_invalid(int fd, const char *method, const char *params, const char *names)
+{
+    char line[512];
+    snprintf(line, sizeof line, "{\"id\": 3, \"method\": \"%s\", \"params\": %s}", method, params);
+    json_t *r = request(fd, line);
+    assert_string_equal(error_code(r), "invalid_params");
+    if (!strstr(error_message(r), names))
+        fail_msg("%s %s: '%s' does not name %s", method, params, error_message(r), names);
+    json_decref(r);
+}
+
+/* payload.get/set reach the control side and every bad payload is refused with a message naming
+ * the member; payload.estimate checks its params and the arm's state before it moves anything. */
+static void test_payload_methods(void **state)
+{
+    (void)state;
+    int fd = connect_client();
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"payload.get\"}");
+    assert_float_equal(json_number_value(json_object_get(json_object_get(r, "result"), "mass")), 0,
+                       0);
+    json_decref(r);
+    r = request(fd, "{\"id\": 2, \"method\": \"payload.set\", \"params\": {\"mass\": 2, \"com\": "
+                    "[0.1, 0, 0.05]}}");
+    json_t *res = json_object_get(r, "result");
+    assert_float_equal(json_number_value(json_object_get(res, "mass")), 2, 0);
+    assert_float_equal(json_number_value(json_array_get(json_object_get(res, "com"), 2)), 0.05, 0);
+    assert_float_equal(fake.payload.mass, 2, 0);
+    assert_float_equal(fake.payload.com[0], 0.1, 0);
+    json_decref(r);
+    static const struct {
+        const char *params, *names;
+    } bad[] = {
+        {"{}", "params.mass"},
+        {"{\"mass\": -1}", "params.mass"},
+        {"{\"mass\": 1e300}", "params.mass"},
+        {"{\"mass\": \"2\"}", "params.mass"},
+        {"{\"mass\": 1, \"com\": [1e300, 0, 0]}", "params.com[0]"},
+        {"{\"mass\": 1, \"com\": [0, 0]}", "params.com"},
+        {"{\"mass\": 1, \"com\": [0, null, 0]}", "params.com[1]"},
+        {"{\"mass\": 1, \"inertia\": [-1, 0, 0, 1, 0, 1]}", "payload.inertia"},
+        {"{\"mass\": 1, \"inertia\": [1, 0, 0, 1, 0, 1e300]}", "params.inertia[5]"},
+        {"{\"mass\": 1, \"cog\": [0, 0, 0]}", "cog"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_invalid(fd, "payload.set", bad[i].params, bad[i].names);
+    assert_float_equal(fake.payload.mass, 2, 0); /* none of them reached the control side */
+    /* estimate: refused while disabled, and bad params before that */
+    r = request(fd, "{\"id\": 4, \"method\": \"payload.estimate\"}");
+    assert_string_equal(error_code(r), "bad_state");
+    json_decref(r);
+    static const struct {
+        const char *params, *names;
+    } bad_est[] = {
+        {"{\"poses\": []}", "params.poses"},
+        {"{\"poses\": [[0, 0], [0]]}", "params.poses[1]"},
+        {"{\"poses\": [[0, 3]]}", "params.poses[0][1]"},
+        {"{\"move_time\": -1}", "params.move_time"},
+        {"{\"settle\": 1}", "settle"},
+        {"{\"move_time\": 1e-9}", "params.move_time"},
+        {"{\"apply\": 1}", "params.apply"},
+        {"{\"pose\": []}", "pose"},
+    };
+    for (size_t i = 0; i < sizeof bad_est / sizeof bad_est[0]; i++)
+        expect_invalid(fd, "payload.estimate", bad_est[i].params, bad_est[i].names);
+    close(fd);
+}
+
 static void test_oversized_line_closes(void **state)
 {
     (void)state;
@@ -551,6 +619,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_waiting_client_keeps_order_others_served, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_flood_does_not_hold_others_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_payload_methods, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subscriber_that_never_reads_is_dropped, setup,
                                         teardown),
     };

@@ -170,6 +170,35 @@ class Framing(unittest.TestCase):
         self.assertEqual(r[4]["params"], {"mode": "append", "points": [
             {"t": 1.0, "q": [0.0, 0.0]}, {"t": 2.0, "q": [1.0, 1.0], "qd": [0.0, 0.0]}]})
 
+    def test_payload_methods(self):
+        """payload(), payload_set() with and without com/inertia, payload_clear() and
+        payload_estimate() send payload.get, payload.set and payload.estimate with the params
+        armd documents; NaN in a payload is refused before sending."""
+        p0 = {"mass": 0.0, "com": [0, 0, 0], "inertia": [0] * 6}
+        est = {"mass": 2.0, "com": [0.1, 0, 0.05], "applied": True}
+
+        def script(p):
+            p.reply(p.request(), p0)
+            p.reply(p.request(), dict(p0, mass=2.0))
+            p.reply(p.request(), dict(p0, mass=1.0))
+            p.reply(p.request(), p0)
+            p.reply(p.request(), est)
+        with FakeArmd(script) as srv, armd.Client(srv.path, timeout=5) as c:
+            self.assertEqual(c.payload(), p0)
+            self.assertEqual(c.payload_set(2, com=(0.1, 0, 0.05))["mass"], 2.0)
+            c.payload_set(1.0, inertia=[0.01, 0, 0, 0.01, 0, 0.01])
+            c.payload_clear()
+            with self.assertRaisesRegex(armd.InvalidParams, r"com\[2\]: nan"):
+                c.payload_set(1, com=[0, 0, math.nan])
+            self.assertEqual(c.payload_estimate(apply=True, move_time=1.5), est)
+        r = srv.peer.requests
+        self.assertEqual([x["method"] for x in r], ["payload.get", "payload.set", "payload.set",
+                                                     "payload.set", "payload.estimate"])
+        self.assertEqual(r[1]["params"], {"mass": 2.0, "com": [0.1, 0.0, 0.05]})
+        self.assertEqual(r[2]["params"], {"mass": 1.0, "inertia": [0.01, 0, 0, 0.01, 0, 0.01]})
+        self.assertEqual(r[3]["params"], {"mass": 0.0})
+        self.assertEqual(r[4]["params"], {"move_time": 1.5, "apply": True})
+
     def test_bad_values_never_sent(self):
         """NaN, infinity, non-numbers and an over-long line are refused before sending, naming
         the element; nothing reaches armd."""

@@ -40,6 +40,16 @@ static const char usage_text[] =
     "                             with collision = detect, take each joint's largest |external\n"
     "                             torque|, propose collision_threshold = largest x F (default\n"
     "                             2), at least T (default 1 N m); needs the arm holding\n"
+    "  payload [show]             the payload the model holds at the tool\n"
+    "  payload set MASS [X Y Z] [--inertia IXX IXY IXZ IYY IYZ IZZ]\n"
+    "                             set it: kg, COM [m] in the tool frame, inertia [kg m^2]\n"
+    "                             about the COM (until the next set or a restart)\n"
+    "  payload clear              no payload\n"
+    "  payload estimate [--apply] [--move-time S]\n"
+    "                             fit mass and COM from the torques of 8 moves around the\n"
+    "                             present pose and back (elbow and wrist turn 0.5 rad; each\n"
+    "                             move S [s], else from the limits); needs the arm holding;\n"
+    "                             --apply sets the result\n"
     "\n"
     "  -s, --socket SOCKET        default $ARMD_SOCKET, else " DEFAULT_SOCKET "\n"
     "                             (armd.service)\n"
@@ -82,6 +92,7 @@ static const struct {
     {"wait", cmd_wait},
     {"controller", cmd_controller},
     {"collision", cmd_collision},
+    {"payload", cmd_payload},
 };
 
 /* A systemd instance name that stays one directory below INSTANCE_DIR. */

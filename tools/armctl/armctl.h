@@ -79,5 +79,7 @@ int cmd_watch(armctl_conn *c, int argc, char **argv);
 int cmd_record(armctl_conn *c, int argc, char **argv);
 /* collision calibrate FILE [--runs N] [--factor F] [--floor T] (calibrate.c) */
 int cmd_collision(armctl_conn *c, int argc, char **argv);
+/* payload [show] | set MASS [X Y Z] [--inertia I6] | clear | estimate [--apply] .. (payload.c) */
+int cmd_payload(armctl_conn *c, int argc, char **argv);
 
 #endif

@@ -20,6 +20,8 @@ enum {
     OPT_TRUTH_DECIMATE,
     OPT_MODEL,
     OPT_MASS_SCALE,
+    OPT_PAYLOAD,
+    OPT_PERTURB,
     OPT_RATE,
     OPT_NOISE,
     OPT_Q0,
@@ -59,12 +61,18 @@ void armsim_print_usage(FILE *out)
           "      --rate HZ             physics steps per second (default 10000)\n"
           "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
           "      --mass-scale K        multiply every link mass and inertia by K\n"
+          "      --payload M,X,Y,Z     the tool holds a point mass M [kg] at X,Y,Z [m] of the\n"
+          "                            tool frame (in place of the config's payload)\n"
+          "      --perturb SEED        every link differs from the config, reproducibly: mass,\n"
+          "                            COM coordinates, principal moments x (1 +- 30 %),\n"
+          "                            friction x (1 +- 50 %) (drawn from SEED, logged)\n"
           "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
           "                            the limits)\n"
           "      --no-gravity          simulate without gravity\n"
           "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
-          "      --noise COUNTS        encoder noise, standard deviation in counts\n"
-          "contact (external forces, in the truth file as ext1..extn and wall_force):\n"
+          "      --noise COUNTS        encoder noise, standard deviation in counts\n",
+          out);
+    fputs("contact (external forces, in the truth file as ext1..extn and wall_force):\n"
           "      --push T,JOINT,TORQUE,DURATION  from simulated time T [s] for DURATION [s]\n"
           "                            an external TORQUE [N m, N if prismatic] acts on JOINT\n"
           "                            (1-based, config order); repeatable, up to 8, they add\n"
@@ -249,6 +257,24 @@ static int parse_wall(const char *s, armsim_options *o, FILE *err)
     return 0;
 }
 
+/* Parses "M,X,Y,Z" into o->payload: mass in [0, 10000] kg (the config's bound), position
+ * within 100 m. */
+static int parse_payload(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[256], *f[4];
+    if (split_fields(s, buf, sizeof buf, f, 4) != 4) {
+        fprintf(err, "armsim: --payload: '%s' is not M,X,Y,Z\n", s);
+        return -1;
+    }
+    static const char *const what[] = {"M", "X", "Y", "Z"};
+    for (int i = 0; i < 4; i++)
+        if (parse_field("payload", what[i], f[i], i ? -100.0 : 0.0, i ? 100.0 : 10000.0,
+                        &o->payload[i], err))
+            return -1;
+    o->payload_on = true;
+    return 0;
+}
+
 /* Parses "Q1,Q2,..." into o->q0. */
 static int parse_q0(const char *s, armsim_options *o, FILE *err)
 {
@@ -286,6 +312,8 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"truth-decimate", required_argument, NULL, OPT_TRUTH_DECIMATE},
         {"model", required_argument, NULL, OPT_MODEL},
         {"mass-scale", required_argument, NULL, OPT_MASS_SCALE},
+        {"payload", required_argument, NULL, OPT_PAYLOAD},
+        {"perturb", required_argument, NULL, OPT_PERTURB},
         {"rate", required_argument, NULL, OPT_RATE},
         {"noise", required_argument, NULL, OPT_NOISE},
         {"q0", required_argument, NULL, OPT_Q0},
@@ -422,6 +450,14 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
             break;
         case OPT_WALL:
             rc = parse_wall(optarg, o, err);
+            break;
+        case OPT_PAYLOAD:
+            rc = parse_payload(optarg, o, err);
+            break;
+        case OPT_PERTURB:
+            rc = parse_long(name, optarg, 0, 0x7fffffffL, &l, err);
+            o->perturb_on = true;
+            o->perturb_seed = (uint64_t)l;
             break;
         case ':':
             fprintf(err, "armsim: %s needs a value\n", argv[optind - 1]);

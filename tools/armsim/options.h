@@ -40,6 +40,10 @@ typedef struct {
     double rate_hz;            /* physics steps per second */
     double noise_counts;       /* encoder noise standard deviation [counts] */
     double mass_scale;         /* link masses and inertias x K */
+    bool perturb_on;           /* --perturb: every link's parameters changed ... */
+    uint64_t perturb_seed;     /* ... reproducibly from this seed (perturb.h) */
+    bool payload_on;           /* --payload: a point mass held by the tool */
+    double payload[4];         /* its mass [kg] and position in the tool frame [m] */
     double friction_smoothing; /* [rad/s], 0 = automatic */
     int n_q0;                  /* entries in q0 (0 = default: 0 clamped into the limits) */
     double q0[CFG_MAX_JOINTS]; /* initial joint positions [rad|m] */

@@ -15,6 +15,7 @@
 
 #include "dynamics/dynamics.h"
 #include "tools/armsim/contact.h"
+#include "tools/armsim/perturb.h"
 #include "tools/armsim/simclock.h"
 
 /* Longest lateness caught up step by step in one wake-up [s]; beyond it the missed time is
@@ -186,6 +187,12 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
     for (int j = 0; j < desc.n; j++) {
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
+    }
+    if (o->perturb_on) perturb_desc(&desc, o->perturb_seed, stdout);
+    if (o->payload_on) {
+        memset(&desc.payload, 0, sizeof desc.payload);
+        desc.payload.mass = o->payload[0];
+        for (int i = 0; i < 3; i++) desc.payload.com[i] = o->payload[i + 1];
     }
     if (o->no_gravity) desc.gravity[0] = desc.gravity[1] = desc.gravity[2] = 0.0;
 

@@ -453,6 +453,48 @@ class Client:
         Keys that need a restart raise :class:`armd.RestartNeeded`."""
         return self.call("reload")["changed"]
 
+    # ------------------------------------------------------------------ payload
+
+    def payload(self) -> dict[str, Any]:
+        """The payload in use ``{mass, com[3], inertia[6]}`` (``payload.get``): the config's
+        until :meth:`payload_set` replaces it."""
+        return self.call("payload.get")
+
+    def payload_set(self, mass: float, com: Any = None, inertia: Any = None) -> dict[str, Any]:
+        """Sets the payload the tool holds (``payload.set``): mass [kg] (0 clears it), com
+        [m] in the tool frame, inertia ``ixx ixy ixz iyy iyz izz`` about the COM [kg m^2]
+        (default zeros). Applied between two ticks; kept until the next one or a restart (a
+        reload keeps it). Returns the payload now in use."""
+        params: dict[str, Any] = {"mass": number(mass, "mass")}
+        if com is not None:
+            params["com"] = vector(com, "com")
+        if inertia is not None:
+            params["inertia"] = vector(inertia, "inertia")
+        return self.call("payload.set", params)
+
+    def payload_clear(self) -> dict[str, Any]:
+        """No payload (mass 0)."""
+        return self.payload_set(0.0)
+
+    def payload_estimate(self, *, poses: Any = None, move_time: float | None = None,
+                         apply: bool = False, timeout: float | None = 120.0) -> dict[str, Any]:
+        """Estimates the payload (``payload.estimate``): the arm, holding at rest, moves through
+        poses (default: 8 around the present one, turning the elbow and the wrist by 0.5 rad;
+        or poses, one position per joint each, each move move_time [s] or the shortest the
+        limits allow) and back, and the torques of those moves are fitted. Returns ``{mass,
+        com, sd_mass, sd_com, inertia, residual_rms, cond, rows, samples, poses, duration,
+        applied, warnings}`` (com, inertia None when not determined; warnings: sentences about
+        coordinates the moves barely showed); with apply the result becomes the
+        payload. Waits up to timeout [s] for the reply."""
+        params: dict[str, Any] = {}
+        if poses is not None:
+            params["poses"] = [vector(p, "poses[%d]" % i) for i, p in enumerate(poses)]
+        if move_time is not None:
+            params["move_time"] = number(move_time, "move_time")
+        if apply:
+            params["apply"] = True
+        return self.call("payload.estimate", params, timeout=timeout)
+
     def stats_reset(self) -> None:
         """The loop timing quantiles in status() start afresh (counters keep counting)."""
         self.call("stats.reset")
