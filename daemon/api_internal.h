@@ -9,7 +9,9 @@
  *   api_sched.c    which client's requests run when: a few lines per client per loop
  *                  iteration, one command waiting for the control thread per client, answers
  *                  from the control thread (ctl_poll) back to the waiting client
- *   api_methods.c  parsing a request line, checking its params, the methods
+ *   api_methods.c  parsing a request line, the method table, the methods
+ *   api_params.c   checking a request's params (shared by the method files)
+ *   api_payload.c  the payload methods (payload_est.c runs payload.estimate)
  *   telemetry.c    samples and events out to subscribers
  */
 #ifndef ARMD_API_INTERNAL_H
@@ -114,6 +116,38 @@ void api_sched_stop(struct api_server *s);
  * what names the command in the log. The caller marks the client waiting (api_dispatch). */
 ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what);
 
+/* ----------------------------------------------------------------------- api_params.c */
+/* What a method gets: the client, its server, the control thread, the number of joints. */
+typedef struct {
+    api_client *cl;
+    struct api_server *srv;
+    ctl *c;
+    int n; /* joints */
+} api_ctx;
+typedef int (*api_method_fn)(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* Fills *e (code, printf-style message) and returns -1 (API_ERROR). */
+int api_fail(api_err *e, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Copies a control-thread error into *e; returns -1. */
+int api_fail_ctl(api_err *e, const ctl_error *ce);
+/* "a number", "an array", ... for messages. */
+const char *api_json_type_word(const json_t *v);
+/* Rejects members of obj not in allowed (NULL-terminated; api_no_keys: none); where names obj. */
+int api_check_keys(json_t *obj, const char *const *allowed, const char *where, api_err *e);
+extern const char *const api_no_keys[];
+/* A finite number. */
+int api_get_number(json_t *v, const char *where, double *out, api_err *e);
+/* An array of exactly n finite numbers; with allow_scalar a single number fills all n. */
+int api_get_vector(json_t *v, const char *where, int n, bool allow_scalar, double *out, api_err *e);
+/* The loop period [s]: the shortest waypoint spacing and move duration. */
+double api_loop_period(api_ctx *x);
+
+/* ---------------------------------------------------------------------- api_payload.c */
+/* payload.get, payload.set, payload.estimate (see README "Socket API"). */
+int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
+
 /* ----------------------------------------------------------------------- api_methods.c */
 /* A method's outcome: a result now, an error now, or the answer later (waiting). */
 enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
@@ -156,7 +190,7 @@ void api_payload_estimate_abort(struct api_server *s, const char *why);
 void api_payload_estimate_stop(struct api_server *s);
 void api_payload_estimate_free(struct api_server *s);
 
-/* JSON helpers (api_methods.c). A vector of n doubles; non-finite values become null. */
+/* JSON helpers (api_params.c). A vector of n doubles; non-finite values become null. */
 json_t *api_json_vector(const double *v, int n);
 json_t *api_json_number(double x);
 

@@ -4,131 +4,12 @@
  * vectors are in config joint order, SI units.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "daemon/api_internal.h"
 #include "daemon/log.h"
-
-typedef struct {
-    api_client *cl;
-    api_server *srv;
-    ctl *c;
-    int n; /* joints */
-} api_ctx;
-
-typedef int (*api_method_fn)(api_ctx *x, json_t *params, json_t **result, api_err *e);
-
-/* Fills an error and returns -1. */
-static int fail(api_err *e, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(api_err *e, const char *code, const char *fmt, ...)
-{
-    snprintf(e->code, sizeof e->code, "%s", code);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Copies a control-thread error. */
-static int fail_ctl(api_err *e, const ctl_error *ce)
-{
-    return fail(e, ce->code[0] ? ce->code : "failed", "%s",
-                ce->message[0] ? ce->message : "command failed");
-}
-
-json_t *api_json_number(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
-}
-
-json_t *api_json_vector(const double *v, int n)
-{
-    json_t *a = json_array();
-    for (int i = 0; i < n; i++) json_array_append_new(a, api_json_number(v[i]));
-    return a;
-}
-
-static const char *json_type_word(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
-}
-
-/* Rejects members of obj not in allowed (NULL-terminated); where names the object. */
-static int check_keys(json_t *obj, const char *const *allowed, const char *where, api_err *e)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach(obj, key, v)
-    {
-        bool ok = false;
-        for (int i = 0; allowed[i]; i++) ok = ok || strcmp(key, allowed[i]) == 0;
-        if (!ok) {
-            char list[256] = "";
-            for (int i = 0; allowed[i]; i++) {
-                strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, allowed[i], sizeof list - strlen(list) - 1);
-            }
-            return fail(e, "invalid_params", "%s: unknown member '%s' (expected: %s)", where, key,
-                        allowed[0] ? list : "none");
-        }
-    }
-    return 0;
-}
-
-/* A finite number. */
-static int get_number(json_t *v, const char *where, double *out, api_err *e)
-{
-    if (!json_is_number(v))
-        return fail(e, "invalid_params", "%s: expected a number, got %s", where, json_type_word(v));
-    double x = json_number_value(v);
-    if (!isfinite(x)) return fail(e, "invalid_params", "%s: not a finite number", where);
-    *out = x;
-    return 0;
-}
-
-/* An array of exactly n finite numbers; with allow_scalar a single number fills all n. */
-static int get_vector(json_t *v, const char *where, int n, bool allow_scalar, double *out,
-                      api_err *e)
-{
-    if (allow_scalar && json_is_number(v)) {
-        double x;
-        if (get_number(v, where, &x, e)) return -1;
-        for (int i = 0; i < n; i++) out[i] = x;
-        return 0;
-    }
-    if (!json_is_array(v))
-        return fail(e, "invalid_params", "%s: expected %san array of %d numbers, got %s", where,
-                    allow_scalar ? "a number or " : "", n, json_type_word(v));
-    if ((int)json_array_size(v) != n)
-        return fail(e, "invalid_params", "%s: expected %d values (one per joint), got %zu", where,
-                    n, json_array_size(v));
-    for (int i = 0; i < n; i++) {
-        char w[128];
-        snprintf(w, sizeof w, "%s[%d]", where, i);
-        if (get_number(json_array_get(v, (size_t)i), w, &out[i], e)) return -1;
-    }
-    return 0;
-}
 
 /* The reply of a state command: {"state"} after it. */
 static json_t *build_state(api_client *cl, const ctl_result *res)
@@ -153,14 +34,12 @@ static json_t *build_empty(api_client *cl, const ctl_result *res)
     return json_object();
 }
 
-static const char *const no_keys[] = {NULL};
-
 /* --------------------------------------------------------------------------------- methods */
 
 /* info: name, version, dof, joint names and types, limits, rate, driver, controller. */
 static int m_info(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    if (api_check_keys(params, api_no_keys, "params", e)) return -1;
     const armd_config *cfg = ctl_config(x->c);
     ctl_status st;
     ctl_status_get(x->c, &st);
@@ -216,7 +95,7 @@ static json_t *timing_json(const ctl_timing *t)
  * statistics. */
 static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    if (api_check_keys(params, api_no_keys, "params", e)) return -1;
     ctl_status st;
     ctl_status_get(x->c, &st);
     int n = st.n;
@@ -256,32 +135,26 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
 static int state_command(api_ctx *x, json_t *params, api_err *e,
                          int (*cmd)(ctl *, const ctl_reply_to *, ctl_error *), const char *name)
 {
-    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, api_no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_state, name);
-    if (cmd(x->c, &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (cmd(x->c, &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
-}
-
-/* The loop period [s]: the shortest waypoint spacing and move duration. */
-static double loop_period(api_ctx *x)
-{
-    return 1.0 / ctl_config(x->c)->rate_hz;
 }
 
 /* A time [s] within [one loop period, TRAJ_MAX_DURATION] and at least a period after prev. */
 static int check_time(api_ctx *x, const char *where, double t, double prev, api_err *e)
 {
-    double dt = loop_period(x);
+    double dt = api_loop_period(x);
     if (!(t >= dt * (1 - 1e-9) && t <= TRAJ_MAX_DURATION))
-        return fail(e, "invalid_params",
-                    "%s: %.6g s is outside [%.6g, %.0f] s (one control period to an hour)", where,
-                    t, dt, TRAJ_MAX_DURATION);
+        return api_fail(e, "invalid_params",
+                        "%s: %.6g s is outside [%.6g, %.0f] s (one control period to an hour)",
+                        where, t, dt, TRAJ_MAX_DURATION);
     if (!(t - prev >= dt * (1 - 1e-9)))
-        return fail(e, "invalid_params",
-                    "%s: %.6g s is not at least one control period (%.6g s) after the previous "
-                    "waypoint's %.6g s",
-                    where, t, dt, prev);
+        return api_fail(e, "invalid_params",
+                        "%s: %.6g s is not at least one control period (%.6g s) after the previous "
+                        "waypoint's %.6g s",
+                        where, t, dt, prev);
     return 0;
 }
 
@@ -291,35 +164,36 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
     (void)result;
     static const char *const keys[] = {"points", "mode", NULL};
     static const char *const pkeys[] = {"t", "q", "qd", "qdd", NULL};
-    if (check_keys(params, keys, "params", e)) return -1;
+    if (api_check_keys(params, keys, "params", e)) return -1;
     bool append = false;
     json_t *mode = json_object_get(params, "mode");
     if (mode) {
         if (json_is_string(mode) && strcmp(json_string_value(mode), "append") == 0)
             append = true;
         else if (!json_is_string(mode) || strcmp(json_string_value(mode), "replace") != 0)
-            return fail(e, "invalid_params", "params.mode: expected \"replace\" or \"append\"");
+            return api_fail(e, "invalid_params", "params.mode: expected \"replace\" or \"append\"");
     }
     json_t *pts = json_object_get(params, "points");
-    if (!pts) return fail(e, "invalid_params", "params.points: missing");
+    if (!pts) return api_fail(e, "invalid_params", "params.points: missing");
     if (!json_is_array(pts) || json_array_size(pts) == 0)
-        return fail(e, "invalid_params", "params.points: expected a non-empty array of waypoints");
+        return api_fail(e, "invalid_params",
+                        "params.points: expected a non-empty array of waypoints");
     size_t np = json_array_size(pts);
     if (np > API_MAX_POINTS)
-        return fail(e, "invalid_params", "params.points: %zu waypoints, at most %d per request", np,
-                    API_MAX_POINTS);
+        return api_fail(e, "invalid_params", "params.points: %zu waypoints, at most %d per request",
+                        np, API_MAX_POINTS);
     ctl_waypoint *w = calloc(np, sizeof *w);
-    if (!w) return fail(e, "internal", "out of memory");
+    if (!w) return api_fail(e, "internal", "out of memory");
     int rc = -1;
     for (size_t i = 0; i < np; i++) {
         json_t *p = json_array_get(pts, i);
         char where[64];
         snprintf(where, sizeof where, "points[%zu]", i);
         if (!json_is_object(p)) {
-            fail(e, "invalid_params", "%s: expected an object {t, q, qd?, qdd?}", where);
+            api_fail(e, "invalid_params", "%s: expected an object {t, q, qd?, qdd?}", where);
             goto out;
         }
-        if (check_keys(p, pkeys, where, e)) goto out;
+        if (api_check_keys(p, pkeys, where, e)) goto out;
         char wt[80], wq[80], wqd[80], wqdd[80];
         snprintf(wt, sizeof wt, "%s.t", where);
         snprintf(wq, sizeof wq, "%s.q", where);
@@ -327,29 +201,29 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
         snprintf(wqdd, sizeof wqdd, "%s.qdd", where);
         json_t *t = json_object_get(p, "t"), *q = json_object_get(p, "q");
         if (!t) {
-            fail(e, "invalid_params", "%s: missing", wt);
+            api_fail(e, "invalid_params", "%s: missing", wt);
             goto out;
         }
         if (!q) {
-            fail(e, "invalid_params", "%s: missing", wq);
+            api_fail(e, "invalid_params", "%s: missing", wq);
             goto out;
         }
-        if (get_number(t, wt, &w[i].t, e)) goto out;
+        if (api_get_number(t, wt, &w[i].t, e)) goto out;
         if (!(i == 0 && w[i].t == 0) /* a t = 0 first point is the start itself */ &&
             check_time(x, wt, w[i].t, i > 0 ? w[i - 1].t : 0, e))
             goto out;
-        if (get_vector(q, wq, x->n, false, w[i].q, e)) goto out;
+        if (api_get_vector(q, wq, x->n, false, w[i].q, e)) goto out;
         json_t *qd = json_object_get(p, "qd"), *qdd = json_object_get(p, "qdd");
         if (qd) {
-            if (get_vector(qd, wqd, x->n, false, w[i].qd, e)) goto out;
+            if (api_get_vector(qd, wqd, x->n, false, w[i].qd, e)) goto out;
             w[i].has_qd = true;
         }
         if (qdd) {
             if (!qd) {
-                fail(e, "invalid_params", "%s: given without %s", wqdd, wqd);
+                api_fail(e, "invalid_params", "%s: given without %s", wqdd, wqd);
                 goto out;
             }
-            if (get_vector(qdd, wqdd, x->n, false, w[i].qdd, e)) goto out;
+            if (api_get_vector(qdd, wqdd, x->n, false, w[i].qdd, e)) goto out;
             w[i].has_qdd = true;
         }
     }
@@ -358,7 +232,7 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, what);
     if (ctl_trajectory(x->c, w, (int)np, append, NULL, NULL, &to, &ce) != 0) {
-        fail_ctl(e, &ce);
+        api_fail_ctl(e, &ce);
         goto out;
     }
     rc = API_PENDING;
@@ -372,23 +246,24 @@ static int m_move_to(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     (void)result;
     static const char *const keys[] = {"q", "duration", NULL};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, keys, "params", e)) return API_ERROR;
     double q[CFG_MAX_JOINTS], duration = 0;
     json_t *jq = json_object_get(params, "q"), *jd = json_object_get(params, "duration");
-    if (!jq) return fail(e, "invalid_params", "params.q: missing");
-    if (get_vector(jq, "params.q", x->n, false, q, e)) return API_ERROR;
+    if (!jq) return api_fail(e, "invalid_params", "params.q: missing");
+    if (api_get_vector(jq, "params.q", x->n, false, q, e)) return API_ERROR;
     if (jd && !json_is_null(jd)) {
-        if (get_number(jd, "params.duration", &duration, e)) return API_ERROR;
-        double dt = loop_period(x);
+        if (api_get_number(jd, "params.duration", &duration, e)) return API_ERROR;
+        double dt = api_loop_period(x);
         if (!(duration >= dt * (1 - 1e-9) && duration <= TRAJ_MAX_DURATION))
-            return fail(e, "invalid_params",
-                        "params.duration: %.6g s is outside [%.6g, %.0f] s (one control period to "
-                        "an hour; omit it to let the limits choose)",
-                        duration, dt, TRAJ_MAX_DURATION);
+            return api_fail(
+                e, "invalid_params",
+                "params.duration: %.6g s is outside [%.6g, %.0f] s (one control period to "
+                "an hour; omit it to let the limits choose)",
+                duration, dt, TRAJ_MAX_DURATION);
     }
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, "move_to");
-    if (ctl_move_to(x->c, q, duration, NULL, NULL, &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (ctl_move_to(x->c, q, duration, NULL, NULL, &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -429,7 +304,7 @@ static json_t *build_reload(api_client *cl, const ctl_result *res)
 
 static int m_gains_get(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    if (api_check_keys(params, api_no_keys, "params", e)) return -1;
     *result = gains_json(x->c, x->n);
     return API_DONE;
 }
@@ -441,7 +316,7 @@ static int m_gains_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
     (void)result;
     static const char *const keys[] = {"kp", "kd", "ki", NULL};
     static const double max[] = {CTL_KP_MAX, CTL_KD_MAX, CTL_KI_MAX};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, keys, "params", e)) return API_ERROR;
     double v[3][CFG_MAX_JOINTS];
     const double *ptr[3] = {NULL, NULL, NULL};
     char what[64] = "gains.set";
@@ -450,19 +325,19 @@ static int m_gains_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
         if (!j) continue;
         char where[32];
         snprintf(where, sizeof where, "params.%s", keys[k]);
-        if (get_vector(j, where, x->n, true, v[k], e)) return API_ERROR;
+        if (api_get_vector(j, where, x->n, true, v[k], e)) return API_ERROR;
         for (int i = 0; i < x->n; i++)
             if (!(v[k][i] >= 0 && v[k][i] <= max[k]))
-                return fail(e, "invalid_params", "%s[%d]: %g is outside [0, %g]", where, i, v[k][i],
-                            max[k]);
+                return api_fail(e, "invalid_params", "%s[%d]: %g is outside [0, %g]", where, i,
+                                v[k][i], max[k]);
         ptr[k] = v[k];
         strncat(what, k == 0 ? " kp" : k == 1 ? " kd" : " ki", sizeof what - strlen(what) - 1);
     }
     if (!ptr[0] && !ptr[1] && !ptr[2])
-        return fail(e, "invalid_params", "params: give at least one of kp, kd, ki");
+        return api_fail(e, "invalid_params", "params: give at least one of kp, kd, ki");
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_gains, what);
-    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -471,18 +346,18 @@ static int m_controller_set(api_ctx *x, json_t *params, json_t **result, api_err
 {
     (void)result;
     static const char *const keys[] = {"name", NULL};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, keys, "params", e)) return API_ERROR;
     json_t *name = json_object_get(params, "name");
     cfg_controller law;
     if (!json_is_string(name) || cfg_controller_parse(json_string_value(name), &law) != 0)
-        return fail(e, "invalid_params",
-                    "params.name: expected \"computed_torque\", \"pd_gravity\" or "
-                    "\"gravity_comp\"");
+        return api_fail(e, "invalid_params",
+                        "params.name: expected \"computed_torque\", \"pd_gravity\" or "
+                        "\"gravity_comp\"");
     char what[64];
     snprintf(what, sizeof what, "controller.set %s", cfg_controller_name(law));
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_controller, what);
-    if (ctl_controller_set(x->c, law, &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (ctl_controller_set(x->c, law, &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -490,12 +365,12 @@ static int m_controller_set(api_ctx *x, json_t *params, json_t **result, api_err
 static int m_reload(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     (void)result;
-    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
-    if (!x->srv->reload) return fail(e, "unsupported", "reload is not available");
+    if (api_check_keys(params, api_no_keys, "params", e)) return API_ERROR;
+    if (!x->srv->reload) return api_fail(e, "unsupported", "reload is not available");
     ctl_error ce = {{0}, {0}};
     log_info("api: client %u: reload", x->cl->id);
     ctl_reply_to to = api_sched_reply_to(x->cl, build_reload, NULL);
-    if (x->srv->reload(x->srv->reload_ctx, &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (x->srv->reload(x->srv->reload_ctx, &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -503,13 +378,13 @@ static int m_reload(api_ctx *x, json_t *params, json_t **result, api_err *e)
 static int m_subscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     static const char *const keys[] = {"rate_hz", NULL};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, keys, "params", e)) return API_ERROR;
     double rate = 50, loop_hz = ctl_config(x->c)->rate_hz;
     json_t *r = json_object_get(params, "rate_hz");
-    if (r && get_number(r, "params.rate_hz", &rate, e)) return API_ERROR;
+    if (r && api_get_number(r, "params.rate_hz", &rate, e)) return API_ERROR;
     if (!(rate >= 1 && rate <= loop_hz))
-        return fail(e, "invalid_params", "params.rate_hz: %g Hz is outside [1, %g] (the loop rate)",
-                    rate, loop_hz);
+        return api_fail(e, "invalid_params",
+                        "params.rate_hz: %g Hz is outside [1, %g] (the loop rate)", rate, loop_hz);
     double eff = api_telemetry_subscribe(x->cl, rate);
     *result = json_pack("{s:f}", "rate_hz", eff);
     return API_DONE;
@@ -517,7 +392,7 @@ static int m_subscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
 
 static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
-    if (check_keys(params, no_keys, "params", e)) return -1;
+    if (api_check_keys(params, api_no_keys, "params", e)) return -1;
     api_telemetry_subscribe(x->cl, 0);
     *result = json_object();
     return 0;
@@ -527,157 +402,11 @@ static int m_unsubscribe(api_ctx *x, json_t *params, json_t **result, api_err *e
 static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     (void)result;
-    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
+    if (api_check_keys(params, api_no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
     ctl_reply_to to = api_sched_reply_to(x->cl, build_empty, NULL);
-    if (ctl_stats_reset(x->c, &to, &ce) != 0) return fail_ctl(e, &ce);
+    if (ctl_stats_reset(x->c, &to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
-}
-
-/* {mass, com, inertia}: a payload in the API's form. */
-static json_t *payload_json(const dyn_payload *p)
-{
-    return json_pack("{s:o, s:o, s:o}", "mass", api_json_number(p->mass), "com",
-                     api_json_vector(p->com, 3), "inertia", api_json_vector(p->inertia, 6));
-}
-
-/* The reply of payload.set: the payload now in use. */
-static json_t *build_payload(api_client *cl, const ctl_result *res)
-{
-    (void)res;
-    dyn_payload p;
-    ctl_payload_get(cl->srv->c, &p);
-    return payload_json(&p);
-}
-
-static int m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e)
-{
-    if (check_keys(params, no_keys, "params", e)) return API_ERROR;
-    dyn_payload p;
-    ctl_payload_get(x->c, &p);
-    *result = payload_json(&p);
-    return API_DONE;
-}
-
-/* The first error dyn_desc_validate finds about the payload. */
-typedef struct {
-    char msg[256];
-} payload_issue;
-
-static void on_payload_issue(void *ctx, int joint, const char *field, int is_error, const char *msg)
-{
-    payload_issue *pi = ctx;
-    if (joint == -1 && is_error && !pi->msg[0] && strncmp(field, "payload", 7) == 0)
-        snprintf(pi->msg, sizeof pi->msg, "%s: %s", field, msg);
-}
-
-/* payload.set {mass, com?, inertia?} -> {mass, com, inertia}: a rigid payload held by the tool,
- * mass [kg] within [0, 10000], COM [m] in the tool frame within 100 m, inertia about the COM
- * (ixx ixy ixz iyy iyz izz) [kg m^2], physically valid (dynamics' own check); com and inertia
- * default to zeros. Applied between two ticks; kept until the next payload.set or a restart
- * (a reload keeps it). */
-static int m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
-{
-    (void)result;
-    static const char *const keys[] = {"mass", "com", "inertia", NULL};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
-    dyn_payload p;
-    memset(&p, 0, sizeof p);
-    json_t *jm = json_object_get(params, "mass"), *jc = json_object_get(params, "com"),
-           *ji = json_object_get(params, "inertia");
-    if (!jm) return fail(e, "invalid_params", "params.mass: missing (0 clears the payload)");
-    if (get_number(jm, "params.mass", &p.mass, e)) return API_ERROR;
-    if (!(p.mass >= 0 && p.mass <= CTL_PAYLOAD_MASS_MAX))
-        return fail(e, "invalid_params", "params.mass: %g kg is outside [0, %g]", p.mass,
-                    CTL_PAYLOAD_MASS_MAX);
-    if (jc && get_vector(jc, "params.com", 3, false, p.com, e)) return API_ERROR;
-    if (ji && get_vector(ji, "params.inertia", 6, false, p.inertia, e)) return API_ERROR;
-    for (int i = 0; i < 3; i++)
-        if (!(fabs(p.com[i]) <= CTL_PAYLOAD_COM_MAX))
-            return fail(e, "invalid_params", "params.com[%d]: %g m is outside [-%g, %g]", i,
-                        p.com[i], CTL_PAYLOAD_COM_MAX, CTL_PAYLOAD_COM_MAX);
-    for (int i = 0; i < 6; i++)
-        if (!(fabs(p.inertia[i]) <= CTL_PAYLOAD_INERTIA_MAX))
-            return fail(e, "invalid_params", "params.inertia[%d]: %g kg m^2 is outside [-%g, %g]",
-                        i, p.inertia[i], CTL_PAYLOAD_INERTIA_MAX, CTL_PAYLOAD_INERTIA_MAX);
-    dyn_model_desc desc = ctl_config(x->c)->model;
-    desc.payload = p;
-    payload_issue pi = {{0}};
-    dyn_desc_validate(&desc, on_payload_issue, &pi);
-    if (pi.msg[0]) return fail(e, "invalid_params", "params: %s", pi.msg);
-    char what[96];
-    snprintf(what, sizeof what, "payload.set %g kg at %g %g %g m", p.mass, p.com[0], p.com[1],
-             p.com[2]);
-    ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_payload, what);
-    if (ctl_payload_set(x->c, &p, &to, &ce) != 0) return fail_ctl(e, &ce);
-    return API_PENDING;
-}
-
-/* A number within [lo, hi] from params.key, or def when absent. */
-static int get_bounded(json_t *params, const char *key, double lo, double hi, double def,
-                       double *out, api_err *e)
-{
-    char where[64];
-    snprintf(where, sizeof where, "params.%s", key);
-    json_t *v = json_object_get(params, key);
-    *out = def;
-    if (!v || json_is_null(v)) return 0;
-    if (get_number(v, where, out, e)) return -1;
-    if (!(*out >= lo && *out <= hi))
-        return fail(e, "invalid_params", "%s: %g s is outside [%g, %g]", where, *out, lo, hi);
-    return 0;
-}
-
-/* payload.estimate {poses?, move_time?, apply?} -> {mass, com, sd_mass, sd_com, inertia,
- * residual_rms, cond, rows, samples, poses, duration, applied, warnings}: see payload_est.c. Poses:
- * 1 to PAYLOAD_FIT_MAX_POSES arrays of one position per joint, inside the position limits. */
-static int m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e)
-{
-    (void)result;
-    static const char *const keys[] = {"poses", "move_time", "apply", NULL};
-    if (check_keys(params, keys, "params", e)) return API_ERROR;
-    static api_payload_request rq; /* large; the main loop is the only caller */
-    memset(&rq, 0, sizeof rq);
-    double dt = loop_period(x);
-    if (get_bounded(params, "move_time", 0, TRAJ_MAX_DURATION, 0, &rq.move_time, e))
-        return API_ERROR;
-    if (rq.move_time > 0 && !(rq.move_time >= dt * (1 - 1e-9)))
-        return fail(e, "invalid_params",
-                    "params.move_time: %g s is shorter than a control period (0 lets the limits "
-                    "choose)",
-                    rq.move_time);
-    json_t *ja = json_object_get(params, "apply");
-    if (ja && !json_is_boolean(ja))
-        return fail(e, "invalid_params", "params.apply: expected a boolean, got %s",
-                    json_type_word(ja));
-    rq.apply = ja && json_is_true(ja);
-    json_t *jp = json_object_get(params, "poses");
-    if (jp && !json_is_null(jp)) {
-        size_t np = json_is_array(jp) ? json_array_size(jp) : 0;
-        if (!json_is_array(jp) || np < 1 || np > PAYLOAD_FIT_MAX_POSES)
-            return fail(e, "invalid_params",
-                        "params.poses: expected an array of 1 to %d poses (one position per "
-                        "joint each), got %s",
-                        PAYLOAD_FIT_MAX_POSES,
-                        json_is_array(jp) ? "an empty array" : json_type_word(jp));
-        const armd_config *cfg = ctl_config(x->c);
-        for (size_t k = 0; k < np; k++) {
-            char where[64];
-            snprintf(where, sizeof where, "params.poses[%zu]", k);
-            if (get_vector(json_array_get(jp, k), where, x->n, false, rq.poses[k], e))
-                return API_ERROR;
-            for (int j = 0; j < x->n; j++)
-                if (!(rq.poses[k][j] >= cfg->joint[j].lower &&
-                      rq.poses[k][j] <= cfg->joint[j].upper))
-                    return fail(e, "invalid_params",
-                                "%s[%d]: %g is outside joint %s's limits [%g, %g]", where, j,
-                                rq.poses[k][j], cfg->joint[j].name, cfg->joint[j].lower,
-                                cfg->joint[j].upper);
-        }
-        rq.n_poses = (int)np;
-    }
-    return api_payload_estimate_start(x->cl, &rq, e);
 }
 
 /* The methods: a handler, or (fn == NULL) a state command run by state_command();
@@ -705,9 +434,9 @@ static const struct {
     {"subscribe", m_subscribe, NULL, false},
     {"unsubscribe", m_unsubscribe, NULL, false},
     {"stats.reset", m_stats_reset, NULL, false},
-    {"payload.get", m_payload_get, NULL, false},
-    {"payload.set", m_payload_set, NULL, false},
-    {"payload.estimate", m_payload_estimate, NULL, false},
+    {"payload.get", api_m_payload_get, NULL, false},
+    {"payload.set", api_m_payload_set, NULL, false},
+    {"payload.estimate", api_m_payload_estimate, NULL, false},
 };
 
 void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e)
@@ -733,17 +462,17 @@ static void send_error_no_id(api_client *cl, const api_err *e)
 static int run_method(api_client *cl, size_t m, json_t *params, json_t **result, api_err *e)
 {
     if (cl->restricted && !methods[m].operator)
-        return fail(e, "restricted",
-                    "this connection holds the operator slot kept above max_clients: only "
-                    "estop, status and disable; '%s' needs a free connection",
-                    methods[m].name);
+        return api_fail(e, "restricted",
+                        "this connection holds the operator slot kept above max_clients: only "
+                        "estop, status and disable; '%s' needs a free connection",
+                        methods[m].name);
     json_t *empty = NULL;
     if (!params || json_is_null(params)) params = empty = json_object();
     api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints};
     int rc = methods[m].fn ? methods[m].fn(&x, params, result, e)
                            : state_command(&x, params, e, methods[m].state_cmd, methods[m].name);
     json_decref(empty);
-    if (rc == API_DONE && !*result) rc = fail(e, "internal", "could not build the reply");
+    if (rc == API_DONE && !*result) rc = api_fail(e, "internal", "could not build the reply");
     return rc;
 }
 
@@ -758,12 +487,13 @@ void api_dispatch(api_client *cl, const char *line, size_t len)
     json_error_t je;
     json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!req) {
-        fail(&e, "parse_error", "malformed JSON at column %d: %s", je.column, je.text);
+        api_fail(&e, "parse_error", "malformed JSON at column %d: %s", je.column, je.text);
         send_error_no_id(cl, &e);
         return;
     }
     if (!json_is_object(req)) {
-        fail(&e, "invalid_request", "a request must be a JSON object, got %s", json_type_word(req));
+        api_fail(&e, "invalid_request", "a request must be a JSON object, got %s",
+                 api_json_type_word(req));
         send_error_no_id(cl, &e);
         json_decref(req);
         return;
@@ -773,22 +503,22 @@ void api_dispatch(api_client *cl, const char *line, size_t len)
     json_t *method = json_object_get(req, "method");
     json_t *params = json_object_get(req, "params");
     int rc = API_ERROR;
-    if (check_keys(req, keys, "request", &e) != 0) {
+    if (api_check_keys(req, keys, "request", &e) != 0) {
         snprintf(e.code, sizeof e.code, "invalid_request");
     } else if (!method) {
-        fail(&e, "invalid_request", "request: missing \"method\"");
+        api_fail(&e, "invalid_request", "request: missing \"method\"");
     } else if (!json_is_string(method)) {
-        fail(&e, "invalid_request", "request.method: expected a string, got %s",
-             json_type_word(method));
+        api_fail(&e, "invalid_request", "request.method: expected a string, got %s",
+                 api_json_type_word(method));
     } else if (params && !json_is_object(params) && !json_is_null(params)) {
-        fail(&e, "invalid_params", "request.params: expected an object, got %s",
-             json_type_word(params));
+        api_fail(&e, "invalid_params", "request.params: expected an object, got %s",
+                 api_json_type_word(params));
     } else {
         const char *name = json_string_value(method);
         size_t m = 0, n_methods = sizeof methods / sizeof methods[0];
         while (m < n_methods && strcmp(methods[m].name, name) != 0) m++;
         if (m == n_methods)
-            fail(&e, "unknown_method", "unknown method '%.64s'", name);
+            api_fail(&e, "unknown_method", "unknown method '%.64s'", name);
         else
             rc = run_method(cl, m, params, &result, &e);
     }
