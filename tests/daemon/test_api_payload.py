@@ -9,7 +9,10 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
   (payload.set): the RMS of armd's following error (telemetry q_des - q at 1 kHz, each
   joint's largest 5 % left out, a move with more than 10 late ticks run again).
 - payload.estimate from the ready pose: mass within 5 % and centre within 5 mm of the truth
-  (the issue's targets), its motion time reported, and the arm back at the pose it held.
+  (the issue's targets), its motion time reported, and the arm back at the pose it held. An
+  estimate during which the loop ran late more than 10 times and that misses the targets is
+  run again (up to 3 times in all; a fresh-clone run's estimate was 5.2 mm off with the
+  residual 7 x its usual size).
 - payload.estimate --apply, then the same move: tracking within 1.2 x the exact payload's RMS
   (the issue's target; plus 0.1 mrad for the rig's noise floor) and clearly better than with no
   payload (the test can fail). Each
@@ -68,20 +71,37 @@ def compared_move(rig, c, points, label, tries=3):
     return rms
 
 
-def judge_estimate(r, what):
+def estimate_errors(r, what, late):
+    """Prints the estimate and returns its (mass error [fraction], centre error [m])."""
     com = r["com"]
     check(com is not None, "%s: no centre: %s" % (what, r))
     err_m = abs(r["mass"] - MASS) / MASS
     err_c = math.sqrt(sum((a - b) ** 2 for a, b in zip(com, COM)))
     print("%s: %.4f kg (sd %.4f, error %.2f %%) at %.4f %.4f %.4f m (sd %s, error %.2f mm); "
-          "residual %.3g N m, cond %.3g, %d poses, motion %.1f s"
+          "residual %.3g N m, cond %.3g, %d poses, motion %.1f s; %d late ticks or read gaps"
           % (what, r["mass"], r["sd_mass"], 100 * err_m, com[0], com[1], com[2],
              " ".join("%.4f" % x for x in r["sd_com"]), 1e3 * err_c, r["residual_rms"],
-             r["cond"], r["poses"], r["duration"]))
-    print("  inertia about the centre: %s" % r["inertia"])
+             r["cond"], r["poses"], r["duration"], late))
     check(r["warnings"] == [], "%s: warnings on a well-shown payload: %s" % (what, r["warnings"]))
+    return err_m, err_c
+
+
+def estimate(c, params, what, tries=3):
+    """payload.estimate judged against the issue's targets (mass within 5 %, centre within
+    5 mm). An estimate during which the loop ran late or lost reads more than 10 times (the
+    host stalling the control thread: the torques then no longer match the motion) is run
+    again, up to tries times in all; the last one is judged whatever happened."""
+    for i in range(tries):
+        loop0 = c.call("status")["loop"]
+        r = c.call("payload.estimate", params)
+        loop1 = c.call("status")["loop"]
+        late = sum(loop1[k] - loop0[k] for k in ("late_ticks", "read_gaps"))
+        err_m, err_c = estimate_errors(r, what, late)
+        if (err_m <= 0.05 and err_c <= 0.005) or late <= 10:
+            break
     check(err_m <= 0.05, "%s: mass %.4f kg is more than 5 %% off %.1f" % (what, r["mass"], MASS))
     check(err_c <= 0.005, "%s: centre %.1f mm off" % (what, 1e3 * err_c))
+    return r
 
 
 def main(args):
@@ -115,8 +135,7 @@ def main(args):
 
         held = c.call("status")["q_des"]
         c.sock.settimeout(120)  # the reply comes after the estimate's motion
-        r = c.call("payload.estimate")
-        judge_estimate(r, "estimate")
+        r = estimate(c, {}, "estimate")
         check(not r["applied"], "applied without apply")
         check(c.call("payload.get")["mass"] == 0, "the estimate changed the payload without apply")
         st = c.call("status")
@@ -124,8 +143,7 @@ def main(args):
         check(st["state"] == "holding" and back < 1e-9,
               "not back at the held pose: %s, %.3g rad" % (st["state"], back))
 
-        r = c.call("payload.estimate", {"apply": True})
-        judge_estimate(r, "estimate --apply")
+        r = estimate(c, {"apply": True}, "estimate --apply")
         check(r["applied"], "not applied")
         p = c.call("payload.get")
         check(abs(p["mass"] - r["mass"]) < 1e-12 and
