@@ -10,9 +10,9 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
   joint's largest 5 % left out, a move with more than 10 late ticks run again).
 - payload.estimate from the ready pose: mass within 5 % and centre within 5 mm of the truth
   (the issue's targets), its motion time reported, and the arm back at the pose it held. An
-  estimate during which the loop ran late more than 10 times and that misses the targets is
-  run again (up to 3 times in all; a fresh-clone run's estimate was 5.2 mm off with the
-  residual 7 x its usual size).
+  estimate whose residual is above 0.08 N m or during which the loop ran late more than 10
+  times is run again, as the README tells users (up to 6 times in all): fresh-clone runs'
+  estimates were 5-7 mm off with 4-7 x the usual residual, some without a counted stall.
 - payload.estimate --apply, then the same move: tracking within 1.2 x the exact payload's RMS
   (the issue's target; plus 0.1 mrad for the rig's noise floor) and clearly better than with no
   payload (the test can fail). Each
@@ -28,6 +28,9 @@ from test_api_lib import READY_POSE, Recorder, Rig, check, run
 from test_api_tracking import make_points
 
 MASS, COM = 2.0, (0.1, 0.0, 0.05)
+# [N m]: a good estimate on this rig leaves 0.02-0.05 N m unexplained; the ones that came out
+# 5-7 mm off (fresh-clone runs, with and without counted loop stalls) left 0.12-0.20
+RESIDUAL_REPEAT = 0.08
 
 
 def move_rms(rig, c, points, label, must_finish=True):
@@ -86,18 +89,18 @@ def estimate_errors(r, what, late):
     return err_m, err_c
 
 
-def estimate(c, params, what, tries=3):
+def estimate(c, params, what, tries=6):
     """payload.estimate judged against the issue's targets (mass within 5 %, centre within
-    5 mm). An estimate during which the loop ran late or lost reads more than 10 times (the
-    host stalling the control thread: the torques then no longer match the motion) is run
-    again, up to tries times in all; the last one is judged whatever happened."""
+    5 mm). An estimate whose own residual is above RESIDUAL_REPEAT, or during which the loop
+    ran late or lost reads more than 10 times, is run again as the README tells users to, up
+    to tries times in all; the last one is judged whatever happened."""
     for i in range(tries):
         loop0 = c.call("status")["loop"]
         r = c.call("payload.estimate", params)
         loop1 = c.call("status")["loop"]
         late = sum(loop1[k] - loop0[k] for k in ("late_ticks", "read_gaps"))
         err_m, err_c = estimate_errors(r, what, late)
-        if (err_m <= 0.05 and err_c <= 0.005) or late <= 10:
+        if r["residual_rms"] <= RESIDUAL_REPEAT and late <= 10:
             break
     check(err_m <= 0.05, "%s: mass %.4f kg is more than 5 %% off %.1f" % (what, r["mass"], MASS))
     check(err_c <= 0.005, "%s: centre %.1f mm off" % (what, 1e3 * err_c))
