@@ -107,8 +107,9 @@ static int get_bounded(json_t *params, const char *key, double lo, double hi, do
 }
 
 /* payload.estimate {poses?, move_time?, apply?} -> {mass, com, sd_mass, sd_com, inertia,
- * residual_rms, cond, rows, samples, poses, duration, applied, warnings}: see payload_est.c. Poses:
- * 1 to PAYLOAD_FIT_MAX_POSES arrays of one position per joint, inside the position limits. */
+ * residual_rms, cond, rows, rows_left_out, samples, poses, duration, applied, warnings}: see
+ * payload_est.c. Poses: 1 to PAYLOAD_FIT_MAX_POSES arrays of one position per joint, inside the
+ * position limits. */
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     (void)result;

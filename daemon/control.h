@@ -78,7 +78,9 @@ typedef struct {
 /* A published per-tick sample (telemetry ring). */
 typedef struct {
     uint64_t tick;
-    double time;
+    double time;       /* control time of the tick [s] (its deadline) */
+    double state_time; /* control time the state q, qd was read [s] (the reply complete) */
+    bool fresh;        /* this tick read a new state (else q, qd are the last one's) */
     ctl_state state;
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];

@@ -229,6 +229,10 @@ void ctl_publish(ctl *c)
     ctl_sample *m = &r->sample;
     m->tick = r->tick;
     m->time = r->time;
+    m->state_time =
+        (double)((int64_t)r->t_prev_ns - atomic_load_explicit(&c->t0_ns, memory_order_relaxed)) *
+        1e-9;
+    m->fresh = r->fresh;
     m->state = s->state;
     memcpy(m->q, s->q, sizeof(double) * (size_t)n);
     memcpy(m->qd, s->qd, sizeof(double) * (size_t)n);

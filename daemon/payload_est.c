@@ -71,22 +71,24 @@ static json_t *pe_warnings(const payload_fit_result *f)
 }
 
 /* The reply of a finished estimate: {mass, com, sd_mass, sd_com, inertia, residual_rms, cond,
- * rows, samples, poses, duration, applied, warnings}; com and sd_com are null when the mass is
- * too small to place, inertia (about the centre, tool axes) when the moves did not show it. */
+ * rows, rows_left_out, samples, poses, duration, applied, warnings}; com and sd_com are null when
+ * the mass is too small to place, inertia (about the centre, tool axes) when the moves did not show
+ * it. */
 static json_t *pe_build_reply(api_client *cl, const ctl_result *res)
 {
     (void)res;
     const payload_est *pe = cl->srv->est;
     const payload_fit_result *f = &pe->fit;
     json_t *r = json_pack(
-        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:i, s:o, s:b}", "mass",
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:i, s:o, s:b}", "mass",
         api_json_number(f->mass), "com", f->com_known ? api_json_vector(f->com, 3) : json_null(),
         "sd_mass", api_json_number(f->sd_mass), "sd_com",
         f->com_known ? api_json_vector(f->sd_com, 3) : json_null(), "inertia",
         f->inertia_known ? api_json_vector(f->inertia, 6) : json_null(), "residual_rms",
         api_json_number(f->residual_rms), "cond", api_json_number(f->cond), "rows",
-        (json_int_t)f->rows, "samples", (json_int_t)pe->samples, "poses", pe->rq.n_poses,
-        "duration", api_json_number(pe->duration), "applied", pe->applied);
+        (json_int_t)f->rows, "rows_left_out", (json_int_t)f->rows_left_out, "samples",
+        (json_int_t)pe->samples, "poses", pe->rq.n_poses, "duration", api_json_number(pe->duration),
+        "applied", pe->applied);
     if (r) json_object_set_new(r, "warnings", pe_warnings(f));
     return r;
 }
@@ -100,9 +102,10 @@ static void pe_finish(payload_est *pe, int rc)
     pe->acc = NULL;
     if (rc == 0)
         log_info("api: client %u: payload.estimate: %.4g kg (sd %.2g) at %.4g %.4g %.4g m from "
-                 "%ld rows%s",
+                 "%ld rows (%ld left out), residual %.3g%s",
                  pe->cl->id, pe->fit.mass, pe->fit.sd_mass, pe->fit.com[0], pe->fit.com[1],
-                 pe->fit.com[2], pe->fit.rows, pe->applied ? ", applied" : "");
+                 pe->fit.com[2], pe->fit.rows, pe->fit.rows_left_out, pe->fit.residual_rms,
+                 pe->applied ? ", applied" : "");
     else
         log_warn("api: client %u: payload.estimate: %s", pe->cl->id, pe->err.message);
     ctl_result res;
@@ -252,8 +255,10 @@ bool api_payload_estimate_running(const api_server *s)
 }
 
 /* Feeds the accumulator the sample PE_HALF ticks back, with the acceleration measured as the
- * central difference of qd over the window around it (zero phase; a window with a gap in the
- * ticks waits until it has filled again). */
+ * central difference of qd over the window around it (zero phase), divided by the time between
+ * the two states' reads. A tick without a fresh state starts the window again (a gap); a window
+ * whose reads are not about PE_WINDOW - 1 periods apart (the control thread or the device
+ * stalled inside it) adds nothing. */
 void api_payload_estimate_feed(api_server *s, const ctl_sample *sm)
 {
     payload_est *pe = s->est;
@@ -261,6 +266,10 @@ void api_payload_estimate_feed(api_server *s, const ctl_sample *sm)
     if (pe->n_win > 0) {
         const ctl_sample *last = &pe->win[(pe->head + pe->n_win - 1) % PE_WINDOW];
         if (sm->tick != last->tick + 1) pe->n_win = 0; /* a gap: start the window again */
+    }
+    if (!sm->fresh) {
+        pe->n_win = 0;
+        return;
     }
     if (pe->n_win == PE_WINDOW) {
         pe->head = (pe->head + 1) % PE_WINDOW;
@@ -273,8 +282,11 @@ void api_payload_estimate_feed(api_server *s, const ctl_sample *sm)
     const ctl_sample *first = &pe->win[pe->head], *mid = &pe->win[(pe->head + PE_HALF) % PE_WINDOW],
                      *last = &pe->win[(pe->head + PE_WINDOW - 1) % PE_WINDOW];
     if (mid->state != CTL_MOVING && mid->state != CTL_HOLDING) return;
-    double qdd[CFG_MAX_JOINTS], rate = ctl_config(s->c)->rate_hz;
-    for (int j = 0; j < pe->n; j++) qdd[j] = (last->qd[j] - first->qd[j]) * rate / (2 * PE_HALF);
+    double span = last->state_time - first->state_time;
+    double nominal = (2 * PE_HALF) / ctl_config(s->c)->rate_hz;
+    if (!(span >= 0.8 * nominal && span <= 1.25 * nominal)) return;
+    double qdd[CFG_MAX_JOINTS];
+    for (int j = 0; j < pe->n; j++) qdd[j] = (last->qd[j] - first->qd[j]) / span;
     if (payload_acc_add(pe->acc, mid->q, mid->qd, qdd, mid->tau) > 0) pe->samples++;
 }
 

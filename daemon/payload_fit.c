@@ -14,6 +14,10 @@
 #define PAYLOAD_SWING 0.5 /* default pose offsets [rad], or 40 % of a joint's range */
 #define COND_MAX      1e6 /* a fit of m and m c with a worse conditioning is refused */
 #define COND_INERTIA  1e3 /* all ten unknowns are solved for when this well conditioned */
+/* the robust refit: equations off by more than this many robust standard deviations are left
+ * out (a normal error lies beyond 5 sd once in 1.7 million), at most PAYLOAD_REFITS times */
+#define PAYLOAD_OUTLIER 5.0
+#define PAYLOAD_REFITS  6
 
 /* Eigen-decomposition of the symmetric k x k matrix a (row-major, destroyed) by cyclic Jacobi
  * rotations: eigenvalues in w, eigenvectors in the columns of v (row-major). */
@@ -52,15 +56,20 @@ static void jacobi_eigen(int k, double *a, double *w, double *v)
     for (int i = 0; i < k; i++) w[i] = a[i * k + i];
 }
 
+/* The normal equations of a least-squares problem: Y^T Y, Y^T b, b^T b over rows equations. */
+typedef struct {
+    double a[NT][NT], r[NT], bb;
+    long rows;
+} normal_eq;
+
 struct payload_acc {
     dyn_model *m;
     dyn_data *d;
     int n;
     double v_min;
-    double a[NT][NT], r[NT], bb; /* normal equations: Y^T Y, Y^T b, b^T b */
-    long rows;
+    double *y, *b; /* the equations kept for the robust refit: y[i*NT + k], b[i] */
+    long rows, cap;
 };
-
 payload_acc *payload_acc_create(const dyn_model_desc *unloaded, double v_min)
 {
     payload_acc *a = calloc(1, sizeof *a);
@@ -83,6 +92,8 @@ void payload_acc_free(payload_acc *a)
     if (!a) return;
     dyn_data_free(a->d);
     dyn_model_free(a->m);
+    free(a->y);
+    free(a->b);
     free(a);
 }
 
@@ -131,6 +142,22 @@ static void regressor(payload_acc *a, const double *q, const double *qd, const d
     dyn_set_payload(a->m, &p);
 }
 
+/* Room for n more equations; -1 when memory is short. */
+static int reserve(payload_acc *a, long n)
+{
+    if (a->rows + n <= a->cap) return 0;
+    long cap = a->cap ? 2 * a->cap : 4096;
+    while (cap < a->rows + n) cap *= 2;
+    double *y = realloc(a->y, sizeof(double) * NT * (size_t)cap);
+    if (!y) return -1;
+    a->y = y;
+    double *b = realloc(a->b, sizeof(double) * (size_t)cap);
+    if (!b) return -1;
+    a->b = b;
+    a->cap = cap;
+    return 0;
+}
+
 int payload_acc_add(payload_acc *a, const double *q, const double *qd, const double *qdd,
                     const double *tau)
 {
@@ -139,29 +166,42 @@ int payload_acc_add(payload_acc *a, const double *q, const double *qd, const dou
         if (!(isfinite(q[j]) && isfinite(qd[j]) && isfinite(qdd[j]) && isfinite(tau[j]))) return 0;
         used += fabs(qd[j]) >= a->v_min;
     }
-    if (!used) return 0;
+    if (!used || reserve(a, used) != 0) return 0;
     double y[DYN_MAX_DOF * NT], model[DYN_MAX_DOF];
     regressor(a, q, qd, qdd, y);
     dyn_rnea(a->m, a->d, q, qd, qdd, NULL, DYN_ALL, model);
     for (int j = 0; j < n; j++) {
         if (!(fabs(qd[j]) >= a->v_min)) continue;
-        double b = tau[j] - model[j];
-        const double *row = y + j * NT;
-        for (int c1 = 0; c1 < NT; c1++) {
-            for (int c2 = 0; c2 < NT; c2++) a->a[c1][c2] += row[c1] * row[c2];
-            a->r[c1] += row[c1] * b;
-        }
-        a->bb += b * b;
+        memcpy(a->y + a->rows * NT, y + j * NT, sizeof(double) * NT);
+        a->b[a->rows] = tau[j] - model[j];
         a->rows++;
     }
     return used;
+}
+
+/* The normal equations of the kept equations (keep NULL: all of them). */
+static void normal_equations(const payload_acc *acc, const unsigned char *keep, normal_eq *ne)
+{
+    memset(ne, 0, sizeof *ne);
+    for (long i = 0; i < acc->rows; i++) {
+        if (keep && !keep[i]) continue;
+        const double *row = acc->y + i * NT, b = acc->b[i];
+        for (int c1 = 0; c1 < NT; c1++) {
+            for (int c2 = c1; c2 < NT; c2++) ne->a[c1][c2] += row[c1] * row[c2];
+            ne->r[c1] += row[c1] * b;
+        }
+        ne->bb += b * b;
+        ne->rows++;
+    }
+    for (int c1 = 0; c1 < NT; c1++)
+        for (int c2 = 0; c2 < c1; c2++) ne->a[c1][c2] = ne->a[c2][c1];
 }
 
 /* Least squares for the unknowns free[0..k) with the others held at th[] (updated in place):
  * A_ff th_f = r_f - A_fo th_o, solved in column-scaled form. *cond gets the scaled matrix's
  * condition number, inv (k x k, row-major) the inverse of A_ff (times the residual variance:
  * the covariance of th_f). Returns -1 when worse conditioned than COND_MAX. */
-static int solve_free(const payload_acc *acc, const int *free, int k, double *th, double *cond,
+static int solve_free(const normal_eq *acc, const int *free, int k, double *th, double *cond,
                       double *inv)
 {
     double s[NT], a[NT * NT], v[NT * NT], ev[NT], r[NT];
@@ -202,7 +242,7 @@ static int solve_free(const payload_acc *acc, const int *free, int k, double *th
 }
 
 /* The residual sum of squares at th: b'b - 2 th'r + th'A th. */
-static double rss_at(const payload_acc *acc, const double *th)
+static double rss_at(const normal_eq *acc, const double *th)
 {
     double rss = acc->bb;
     for (int i = 0; i < NT; i++) {
@@ -239,6 +279,68 @@ static int inertia_physical(const double *in)
     return w[0] >= -tol && w[2] <= w[0] + w[1] + tol;
 }
 
+/* The least-squares theta of the equations ne: all ten unknowns when the motion shows the
+ * inertia (condition number <= COND_INERTIA), else m and m c with the inertia of a point mass at
+ * the centre found (iterated). *k gets the unknowns solved for, cov their unscaled covariance
+ * (k x k). -1 with why when even m and m c are not told apart. */
+static int fit(const normal_eq *ne, double *th, int *k, double *cond, double *cov, char *why,
+               size_t why_len)
+{
+    static const int all[NT] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, mh[4] = {0, 1, 2, 3};
+    memset(th, 0, sizeof(double) * NT);
+    *k = NT;
+    if (solve_free(ne, all, NT, th, cond, cov) == 0 && *cond <= COND_INERTIA) return 0;
+    *k = 4;
+    memset(th, 0, sizeof(double) * NT);
+    for (int it = 0; it < 50; it++) {
+        double before[4] = {th[0], th[1], th[2], th[3]};
+        if (solve_free(ne, mh, 4, th, cond, cov) != 0) {
+            snprintf(why, why_len,
+                     "the motion does not tell the payload's mass and centre apart "
+                     "(condition number %.3g): the tool must turn to several orientations "
+                     "against gravity",
+                     *cond);
+            return -1;
+        }
+        point_inertia(th, th + 4);
+        double change = 0;
+        for (int i = 0; i < 4; i++) change = fmax(change, fabs(th[i] - before[i]));
+        if (change <= 1e-12 * (1 + fabs(th[0]))) break;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Marks in keep[] the equations whose residual at th is within PAYLOAD_OUTLIER robust standard
+ * deviations (1.4826 x the median absolute residual); abs[] is scratch. Returns how many
+ * changed. */
+static long mark_inliers(const payload_acc *acc, const double *th, unsigned char *keep,
+                         double *abs_res)
+{
+    for (long i = 0; i < acc->rows; i++) {
+        double e = acc->b[i];
+        for (int c = 0; c < NT; c++) e -= acc->y[i * NT + c] * th[c];
+        abs_res[i] = fabs(e);
+    }
+    double *sorted = abs_res + acc->rows;
+    memcpy(sorted, abs_res, sizeof(double) * (size_t)acc->rows);
+    qsort(sorted, (size_t)acc->rows, sizeof(double), cmp_double);
+    double sigma = 1.4826 * sorted[acc->rows / 2];
+    double limit = PAYLOAD_OUTLIER * sigma + 1e-12;
+    long changed = 0;
+    for (long i = 0; i < acc->rows; i++) {
+        unsigned char in = abs_res[i] <= limit;
+        changed += in != keep[i];
+        keep[i] = in;
+    }
+    return changed;
+}
+
 int payload_acc_solve(const payload_acc *acc, payload_fit_result *out, char *why, size_t why_len)
 {
     memset(out, 0, sizeof *out);
@@ -249,33 +351,42 @@ int payload_acc_solve(const payload_acc *acc, payload_fit_result *out, char *why
                  acc->rows, NT);
         return -1;
     }
-    double th[NT] = {0}, cov[NT * NT], cond;
-    static const int all[NT] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, mh[4] = {0, 1, 2, 3};
-    int k = NT;
-    if (solve_free(acc, all, NT, th, &cond, cov) != 0 || !(cond <= COND_INERTIA)) {
-        /* the motion does not show the inertia: m and m c, the inertia taken as that of a point
-         * mass at the centre found, iterated */
-        k = 4;
-        memset(th, 0, sizeof th);
-        for (int it = 0; it < 50; it++) {
-            double before[4] = {th[0], th[1], th[2], th[3]};
-            if (solve_free(acc, mh, 4, th, &cond, cov) != 0) {
-                snprintf(why, why_len,
-                         "the motion does not tell the payload's mass and centre apart "
-                         "(condition number %.3g): the tool must turn to several orientations "
-                         "against gravity",
-                         cond);
-                return -1;
-            }
-            point_inertia(th, th + 4);
-            double change = 0;
-            for (int i = 0; i < 4; i++) change = fmax(change, fabs(th[i] - before[i]));
-            if (change <= 1e-12 * (1 + fabs(th[0]))) break;
-        }
+    normal_eq ne;
+    normal_equations(acc, NULL, &ne);
+    double th[NT], cov[NT * NT], cond;
+    int k;
+    if (fit(&ne, th, &k, &cond, cov, why, why_len) != 0) return -1;
+    /* the robust refit: equations the fit leaves far off (a host stall between a state and a
+     * torque, a bump) are left out and the rest fitted again, until the set settles */
+    unsigned char *keep = malloc((size_t)acc->rows);
+    double *scratch = malloc(sizeof(double) * 2 * (size_t)acc->rows);
+    if (!keep || !scratch) {
+        free(keep);
+        free(scratch);
+        snprintf(why, why_len, "out of memory");
+        return -1;
     }
+    memset(keep, 1, (size_t)acc->rows);
+    for (int pass = 0; pass < PAYLOAD_REFITS; pass++) {
+        if (mark_inliers(acc, th, keep, scratch) == 0) break;
+        normal_eq trimmed;
+        normal_equations(acc, keep, &trimmed);
+        double th2[NT], cov2[NT * NT], cond2;
+        int k2;
+        if (trimmed.rows <= NT || fit(&trimmed, th2, &k2, &cond2, cov2, why, why_len) != 0) break;
+        ne = trimmed;
+        memcpy(th, th2, sizeof th);
+        memcpy(cov, cov2, sizeof cov);
+        cond = cond2;
+        k = k2;
+    }
+    free(keep);
+    free(scratch);
+    out->rows = ne.rows;
+    out->rows_left_out = acc->rows - ne.rows;
     out->cond = cond;
-    double rss = rss_at(acc, th), var = rss / (double)(acc->rows - k);
-    out->residual_rms = sqrt(rss / (double)acc->rows);
+    double rss = rss_at(&ne, th), var = rss / (double)(ne.rows - k);
+    out->residual_rms = sqrt(rss / (double)ne.rows);
     out->mass = th[0];
     out->sd_mass = sqrt(var * cov[0]);
     out->com_known = th[0] > 1e-9 && th[0] > 3 * out->sd_mass;

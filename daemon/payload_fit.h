@@ -10,9 +10,12 @@
  * unloaded model, friction at the measured velocity): the model's own terms taken out, what is
  * left is the payload. Joints slower than v_min are left out: at rest, friction holds an unknown
  * share of the load (stiction), which would bias a static fit by up to the Coulomb torque.
- * theta is the least-squares solution over all rows, accumulated in the normal equations: all
- * ten unknowns when the motion shows the inertia (well conditioned), else m and m c with I_o
- * that of a point mass at the centre found (iterated).
+ * theta is the least-squares solution over the rows: all ten unknowns when the motion shows the
+ * inertia (well conditioned), else m and m c with I_o that of a point mass at the centre found
+ * (iterated). The fit is robust: rows more than 5 robust standard deviations (1.4826 x the
+ * median absolute residual) off it are left out and the rest fitted again, until that set
+ * settles, so a few bad samples (a host stall between a state read and a torque write) do not
+ * pull it.
  */
 #ifndef ARMD_PAYLOAD_FIT_H
 #define ARMD_PAYLOAD_FIT_H
@@ -29,9 +32,10 @@ typedef struct {
     double com[3];       /* tool frame [m]; 0 unless com_known */
     double sd_mass;      /* formal standard deviation [kg] (samples taken as independent) */
     double sd_com[3];    /* [m] (first-order propagation from theta's covariance) */
-    double residual_rms; /* torque the fit leaves unexplained, RMS over all rows [N m|N] */
+    double residual_rms; /* torque the fit leaves unexplained, RMS over the rows kept [N m|N] */
     double cond;         /* condition number of the column-scaled regressor */
     long rows;           /* equations used (moving joint x sample) */
+    long rows_left_out;  /* equations the robust refit left out (far off the fit) */
     int com_known;       /* 0 when the mass is not above 3 sd_mass: no centre to place */
     int inertia_known;   /* the motion showed the inertia too (well conditioned): inertia[] */
     double inertia[6];   /* about the centre, tool axes (ixx ixy ixz iyy iyz izz) [kg m^2] */
@@ -46,7 +50,8 @@ payload_acc *payload_acc_create(const dyn_model_desc *unloaded, double v_min);
 void payload_acc_free(payload_acc *a);
 /* Adds one sample: measured q [rad|m], qd [rad/s|m/s], the acceleration commanded qdd
  * [rad/s^2|m/s^2] and the torque applied tau [N m|N]. Returns the rows added (the joints that
- * moved); non-finite values add nothing. */
+ * moved); non-finite values add nothing (and so does a failed allocation: the rows are kept for
+ * the robust refit, ~90 bytes each, growing by doubling; main loop only). */
 int payload_acc_add(payload_acc *a, const double *q, const double *qd, const double *qdd,
                     const double *tau);
 /* Solves the fit so far: 0, or -1 with why (too few rows, a motion that does not tell the mass

@@ -262,6 +262,8 @@ int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max)
         memset(&out[k], 0, sizeof out[k]);
         out[k].tick = ++c->tick;
         out[k].time = (double)c->tick * 1e-3;
+        out[k].state_time = out[k].time;
+        out[k].fresh = true;
         out[k].q[0] = 0.25;
     }
     *cursor = c->tick;

@@ -9,10 +9,9 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
   (payload.set): the RMS of armd's following error (telemetry q_des - q at 1 kHz, each
   joint's largest 5 % left out, a move with more than 10 late ticks run again).
 - payload.estimate from the ready pose: mass within 5 % and centre within 5 mm of the truth
-  (the issue's targets), its motion time reported, and the arm back at the pose it held. An
-  estimate whose residual is above 0.08 N m or during which the loop ran late more than 10
-  times is run again, as the README tells users (up to 6 times in all): fresh-clone runs'
-  estimates were 5-7 mm off with 4-7 x the usual residual, some without a counted stall.
+  (the issue's targets), its motion time reported, and the arm back at the pose it held. The
+  fit leaves out samples a host stall spoiled (its robust refit); an estimate whose residual is
+  still above 0.08 N m is run again, as the README tells users (up to 3 times in all).
 - payload.estimate --apply, then the same move: tracking within 1.2 x the exact payload's RMS
   (the issue's target; plus 0.1 mrad for the rig's noise floor) and clearly better than with no
   payload (the test can fail). Each
@@ -28,8 +27,8 @@ from test_api_lib import READY_POSE, Recorder, Rig, check, run
 from test_api_tracking import make_points
 
 MASS, COM = 2.0, (0.1, 0.0, 0.05)
-# [N m]: a good estimate on this rig leaves 0.02-0.05 N m unexplained; the ones that came out
-# 5-7 mm off (fresh-clone runs, with and without counted loop stalls) left 0.12-0.20
+# [N m]: a good estimate on this rig leaves 0.015-0.05 N m unexplained; before the fit left out
+# the samples host stalls spoil, the ones that came out 5-7 mm off left 0.12-0.20
 RESIDUAL_REPEAT = 0.08
 
 
@@ -81,26 +80,28 @@ def estimate_errors(r, what, late):
     err_m = abs(r["mass"] - MASS) / MASS
     err_c = math.sqrt(sum((a - b) ** 2 for a, b in zip(com, COM)))
     print("%s: %.4f kg (sd %.4f, error %.2f %%) at %.4f %.4f %.4f m (sd %s, error %.2f mm); "
-          "residual %.3g N m, cond %.3g, %d poses, motion %.1f s; %d late ticks or read gaps"
+          "residual %.3g N m, %d rows (%d left out), cond %.3g, %d poses, motion %.1f s; "
+          "%d late ticks or read gaps"
           % (what, r["mass"], r["sd_mass"], 100 * err_m, com[0], com[1], com[2],
              " ".join("%.4f" % x for x in r["sd_com"]), 1e3 * err_c, r["residual_rms"],
-             r["cond"], r["poses"], r["duration"], late))
+             r["rows"], r["rows_left_out"], r["cond"], r["poses"], r["duration"], late))
     check(r["warnings"] == [], "%s: warnings on a well-shown payload: %s" % (what, r["warnings"]))
     return err_m, err_c
 
 
-def estimate(c, params, what, tries=6):
+def estimate(c, params, what, tries=3):
     """payload.estimate judged against the issue's targets (mass within 5 %, centre within
-    5 mm). An estimate whose own residual is above RESIDUAL_REPEAT, or during which the loop
-    ran late or lost reads more than 10 times, is run again as the README tells users to, up
-    to tries times in all; the last one is judged whatever happened."""
+    5 mm). An estimate whose own residual is above RESIDUAL_REPEAT is run again as the README
+    tells users to, up to tries times in all; the last one is judged whatever happened. The
+    late ticks and read gaps meanwhile are printed, not a reason to run it again: the fit is
+    meant to cope with them."""
     for i in range(tries):
         loop0 = c.call("status")["loop"]
         r = c.call("payload.estimate", params)
         loop1 = c.call("status")["loop"]
         late = sum(loop1[k] - loop0[k] for k in ("late_ticks", "read_gaps"))
         err_m, err_c = estimate_errors(r, what, late)
-        if r["residual_rms"] <= RESIDUAL_REPEAT and late <= 10:
+        if r["residual_rms"] <= RESIDUAL_REPEAT:
             break
     check(err_m <= 0.05, "%s: mass %.4f kg is more than 5 %% off %.1f" % (what, r["mass"], MASS))
     check(err_c <= 0.005, "%s: centre %.1f mm off" % (what, 1e3 * err_c))

@@ -39,11 +39,12 @@ static void print_estimate(const arm_info *a, json_t *r)
                vec_at(r, "inertia", 0), vec_at(r, "inertia", 1), vec_at(r, "inertia", 2),
                vec_at(r, "inertia", 3), vec_at(r, "inertia", 4), vec_at(r, "inertia", 5));
     printf("fit       residual %.3g N m RMS, condition number %.3g, %d poses, %.1f s of motion, "
-           "%lld equations\n",
+           "%lld equations (%lld left out: far off the fit)\n",
            num(json_object_get(r, "residual_rms")), num(json_object_get(r, "cond")),
            (int)json_integer_value(json_object_get(r, "poses")),
            num(json_object_get(r, "duration")),
-           (long long)json_integer_value(json_object_get(r, "rows")));
+           (long long)json_integer_value(json_object_get(r, "rows")),
+           (long long)json_integer_value(json_object_get(r, "rows_left_out")));
     json_t *w = json_object_get(r, "warnings");
     for (size_t i = 0; i < json_array_size(w); i++)
         printf("warning   %s\n", json_string_value(json_array_get(w, i)));

@@ -482,8 +482,8 @@ class Client:
         poses (default: 8 around the present one, turning the elbow and the wrist by 0.5 rad;
         or poses, one position per joint each, each move move_time [s] or the shortest the
         limits allow) and back, and the torques of those moves are fitted. Returns ``{mass,
-        com, sd_mass, sd_com, inertia, residual_rms, cond, rows, samples, poses, duration,
-        applied, warnings}`` (com, inertia None when not determined; warnings: sentences about
+        com, sd_mass, sd_com, inertia, residual_rms, cond, rows, rows_left_out, samples, poses,
+        duration, applied, warnings}`` (com, inertia None when not determined; warnings: sentences about
         coordinates the moves barely showed); with apply the result becomes the
         payload. Waits up to timeout [s] for the reply."""
         params: dict[str, Any] = {}
