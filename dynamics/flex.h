@@ -38,7 +38,9 @@
  *     the torsion rate. Rotary inertia of bending and axial shortening are neglected (as seed).
  *   - Revolute and prismatic joints alike (King and the seed: revolute only). The link's rigid
  *     body (dyn_joint_desc mass, com, inertia) stays attached to M_i; the beam's mass is in
- *     addition to it.
+ *     addition to it. The payload rides on the deflected tip when the last link has modes.
+ *     Payload and gravity are those of the description at creation (dyn_set_payload on
+ *     dyn_flex_rigid's model does not reach the flexible model).
  *   - Gravity is the base accelerating at -g (as the seed, after eq 2.42); the elastic
  *     potential energy is separate.
  */
