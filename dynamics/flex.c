@@ -70,6 +70,7 @@ typedef struct {
     int errors;
 } flex_check;
 
+/* Counts an error and reports it (joint -1: the whole model). */
 static void flex_error(flex_check *c, int joint, const char *field, const char *msg)
 {
     c->errors++;
@@ -200,6 +201,7 @@ static void build_beam(flex_beam *b, const dyn_flex_link *f, int G, int *next)
     }
 }
 
+/* 1 if a payload must ride on the last link's bending tip. */
 static int has_payload_on_flex_tip(const dyn_flex_model *m, const dyn_model_desc *rigid)
 {
     const flex_beam *b = &m->beam[m->n - 1];
@@ -303,6 +305,7 @@ dyn_flex_model *dyn_flex_create(const dyn_model_desc *rigid, const dyn_flex_desc
     return m;
 }
 
+/* Frees the model and the rigid model it owns (NULL is fine). */
 void dyn_flex_free(dyn_flex_model *m)
 {
     if (!m) return;
@@ -310,6 +313,7 @@ void dyn_flex_free(dyn_flex_model *m)
     free(m);
 }
 
+/* Accessors of the model (see flex.h). */
 int dyn_flex_nx(const dyn_flex_model *m)
 {
     return m->nx;
@@ -374,6 +378,7 @@ dyn_flex_data *dyn_flex_data_create(const dyn_flex_model *m)
     return d;
 }
 
+/* Frees a workspace (NULL is fine). */
 void dyn_flex_data_free(dyn_flex_data *d)
 {
     if (!d) return;

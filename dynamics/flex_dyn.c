@@ -11,6 +11,7 @@
 
 #include "dynamics/flex_internal.h"
 
+/* out = a x b (any frame). */
 static inline void cross(const double a[3], const double b[3], double out[3])
 {
     const double x = a[1] * b[2] - a[2] * b[1];
@@ -19,6 +20,7 @@ static inline void cross(const double a[3], const double b[3], double out[3])
     out[0] = x, out[1] = y, out[2] = z;
 }
 
+/* out = R v. */
 static inline void mat_vec(const double R[9], const double v[3], double out[3])
 {
     const double x = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
@@ -27,6 +29,7 @@ static inline void mat_vec(const double R[9], const double v[3], double out[3])
     out[0] = x, out[1] = y, out[2] = z;
 }
 
+/* out = A B (3x3 row-major; out may alias A or B). */
 static inline void mat_mul(const double A[9], const double B[9], double out[9])
 {
     double r[9];
@@ -36,16 +39,19 @@ static inline void mat_mul(const double A[9], const double B[9], double out[9])
     memcpy(out, r, sizeof r);
 }
 
+/* a . b */
 static inline double dot(const double a[3], const double b[3])
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
+/* v[k], or 0 when v is NULL (no velocities: positions only). */
 static inline double get(const double *v, int k)
 {
     return v ? v[k] : 0.0;
 }
 
+/* 1 if the beam has any mode (its tip is a frame of its own). */
 static inline int has_modes(const flex_beam *b)
 {
     return b->nm[0] || b->nm[1] || b->nm[2];
@@ -372,6 +378,8 @@ static void equations(const dyn_flex_model *m, dyn_flex_data *d, const double *x
     }
 }
 
+/* M(x) [kg, kg m, kg m^2 by coordinate] from Kane's equations at zero velocity and gravity,
+ * plus the joints' armature (El-Rayyes 1990 eq 2.9's H for the flexible arm). */
 void dyn_flex_mass_matrix(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
                           unsigned flags, double *M)
 {
@@ -382,6 +390,8 @@ void dyn_flex_mass_matrix(const dyn_flex_model *m, dyn_flex_data *d, const doubl
         for (int i = 0; i < m->n; i++) M[i * nx + i] += m->form.joint[i].armature;
 }
 
+/* b(x, xd) [N, N m] = the equations of motion at xdd = 0: Coriolis/centrifugal and gravity
+ * (El-Rayyes 1990 eqs 2.46-2.47 with the generalised accelerations zero). */
 void dyn_flex_bias(const dyn_flex_model *m, dyn_flex_data *d, const double *x, const double *xd,
                    unsigned flags, double *b)
 {
@@ -429,6 +439,7 @@ static void wrench_force(const dyn_flex_model *m, dyn_flex_data *d, const double
     }
 }
 
+/* Q = J(x)^T w for the tool wrench (frame and sign as dynamics.h), positions only. */
 void dyn_flex_wrench_force(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
                            const double *wrench, double *Q)
 {

@@ -14,6 +14,7 @@
 #include "dynamics/dynamics.h"
 #include "dynamics/flex.h"
 #include "tests/dynamics/arm_gen.h"
+#include "tests/dynamics/flex_pendulum.h"
 #include "tests/dynamics/test_util.h"
 
 #define MAXX 16
@@ -227,109 +228,8 @@ static void test_case2_torsion(void **state)
 
 /* ---------------------------------------------------------------- case 3 */
 
-#define C3_TIP_MASS 0.5 /* kg; the seed does not give the mass at the end of link 2 */
-#define C3_MODES    2   /* bending modes in the plane of motion per link */
-
-/* The double compound pendulum: two revolute joints about z, links of Table 4.8 (1 m, 0.5 kg)
- * along x, a point mass at the end of link 2, gravity -9.81 along y (in the plane). With
- * rigid_rods the links' rods are rigid bodies of the rigid description; otherwise they are
- * beams of stiffness EI with C3_MODES in-plane modes. */
-static void c3_desc(dyn_model_desc *d, dyn_flex_desc *f, int rigid_rods, double EI)
-{
-    memset(d, 0, sizeof *d);
-    memset(f, 0, sizeof *f);
-    d->n = 2;
-    d->gravity[1] = -9.81;
-    for (int i = 0; i < 2; i++) {
-        dyn_joint_desc *j = &d->joint[i];
-        j->type = DYN_REVOLUTE;
-        j->form = DYN_URDF;
-        j->axis[2] = 1.0;
-        j->origin_xyz[0] = i ? T48_LENGTH : 0.0;
-        if (rigid_rods) {
-            j->mass = T48_MASS;
-            j->com[0] = 0.5 * T48_LENGTH;
-            j->inertia[3] = j->inertia[5] = T48_MASS * T48_LENGTH * T48_LENGTH / 12.0;
-        } else {
-            dyn_flex_link *l = &f->link[i];
-            l->modes_y = C3_MODES;
-            l->length = T48_LENGTH;
-            l->mass = T48_MASS;
-            l->EI_z = l->EI_y = EI;
-        }
-    }
-    d->tool_xyz[0] = T48_LENGTH;
-    d->payload.mass = C3_TIP_MASS;
-}
-
-typedef struct {
-    const dyn_flex_model *fm; /* NULL: rigid */
-    dyn_flex_data *fd;
-    const dyn_model *rm;
-    dyn_data *rd;
-    int nx;
-} c3_sim;
-
-static void c3_deriv(c3_sim *s, const double *y, double *dy)
-{
-    const double tau[2] = {0, 0};
-    memcpy(dy, y + s->nx, sizeof(double) * s->nx);
-    if (s->fm)
-        assert_int_equal(
-            dyn_flex_forward(s->fm, s->fd, y, y + s->nx, tau, NULL, DYN_GRAVITY, dy + s->nx), 0);
-    else
-        assert_int_equal(
-            dyn_forward_chol(s->rm, s->rd, y, y + s->nx, tau, NULL, DYN_GRAVITY, dy + s->nx), 0);
-}
-
-static void c3_rk4(c3_sim *s, double *y, double h)
-{
-    const int n = 2 * s->nx;
-    double k1[2 * MAXX], k2[2 * MAXX], k3[2 * MAXX], k4[2 * MAXX], t[2 * MAXX];
-    c3_deriv(s, y, k1);
-    for (int i = 0; i < n; i++) t[i] = y[i] + 0.5 * h * k1[i];
-    c3_deriv(s, t, k2);
-    for (int i = 0; i < n; i++) t[i] = y[i] + 0.5 * h * k2[i];
-    c3_deriv(s, t, k3);
-    for (int i = 0; i < n; i++) t[i] = y[i] + h * k3[i];
-    c3_deriv(s, t, k4);
-    for (int i = 0; i < n; i++) y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
-}
-
 #define C3_STEPS 10000 /* 2 s */
 #define C3_H     2e-4
-
-/* Joint angles over 2 s from q = (-1.75, -0.5) at rest (the seed's initial positions), modes
- * undeflected; q_out: C3_STEPS x 2. EI = 0: the rigid model. */
-static void c3_run(double EI, double *q_out)
-{
-    dyn_model_desc d;
-    dyn_flex_desc f;
-    c3_desc(&d, &f, EI == 0.0, EI);
-    c3_sim s = {0};
-    dyn_model *rm = NULL;
-    dyn_flex_model *fm = NULL;
-    if (EI == 0.0) {
-        rm = dyn_model_create(&d, NULL, NULL);
-        assert_non_null(rm);
-        s.rm = rm;
-        s.rd = dyn_data_create(rm);
-        s.nx = 2;
-    } else {
-        fm = dyn_flex_create(&d, &f, NULL, NULL);
-        assert_non_null(fm);
-        s.fm = fm;
-        s.fd = dyn_flex_data_create(fm);
-        s.nx = dyn_flex_nx(fm);
-    }
-    double y[2 * MAXX] = {-1.75, -0.5};
-    for (int k = 0; k < C3_STEPS; k++) {
-        c3_rk4(&s, y, C3_H);
-        q_out[2 * k] = y[0], q_out[2 * k + 1] = y[1];
-    }
-    if (rm) dyn_data_free(s.rd), dyn_model_free(rm);
-    if (fm) dyn_flex_data_free(s.fd), dyn_flex_free(fm);
-}
 
 /* Case 3: as EI grows (10.178, 101.78 as the seed, and 1017.8) the joint motion converges to
  * the rigid model's: the largest joint-angle difference over 2 s shrinks monotonically. */
@@ -340,12 +240,12 @@ static void test_case3_converges_to_rigid(void **state)
     double *qr = malloc(sizeof(double) * 2 * C3_STEPS), *qf = malloc(sizeof(double) * 2 * C3_STEPS);
     assert_non_null(qr);
     assert_non_null(qf);
-    c3_run(0.0, qr);
+    assert_int_equal(flex_pendulum_run(0.0, C3_STEPS, C3_H, qr, NULL), 0);
     double err[3];
     print_message("case 3 (double compound pendulum, tip mass %.2g kg, %d modes per link):\n",
-                  C3_TIP_MASS, C3_MODES);
+                  FP_TIP_MASS, FP_MODES);
     for (int e = 0; e < 3; e++) {
-        c3_run(EI[e], qf);
+        assert_int_equal(flex_pendulum_run(EI[e], C3_STEPS, C3_H, qf, NULL), 0);
         err[e] = 0.0;
         for (int k = 0; k < 2 * C3_STEPS; k++) err[e] = fmax(err[e], fabs(qf[k] - qr[k]));
         print_message("  EI %8.3f N m^2: max |q_flex - q_rigid| over 2 s = %.4g rad\n", EI[e],
@@ -365,23 +265,8 @@ static void test_case3_converges_to_rigid(void **state)
 static void test_case3_energy(void **state)
 {
     (void)state;
-    dyn_model_desc d;
-    dyn_flex_desc f;
-    c3_desc(&d, &f, 0, 10.178);
-    dyn_flex_model *m = dyn_flex_create(&d, &f, NULL, NULL);
-    assert_non_null(m);
-    c3_sim s = {m, dyn_flex_data_create(m), NULL, NULL, dyn_flex_nx(m)};
-    double y[2 * MAXX] = {-1.75, -0.5}, pg0;
-    const double E0 = dyn_flex_energy(m, s.fd, y, y + s.nx, 0, NULL, &pg0, NULL);
-    double worst = 0.0, max_el = 0.0;
-    for (int k = 1; k <= 20000; k++) {
-        c3_rk4(&s, y, 1e-4);
-        if (k % 10) continue;
-        double el;
-        const double E = dyn_flex_energy(m, s.fd, y, y + s.nx, 0, NULL, NULL, &el);
-        worst = fmax(worst, fabs(E - E0));
-        max_el = fmax(max_el, el);
-    }
+    double worst, pg0, max_el;
+    assert_int_equal(flex_pendulum_energy(10.178, 20000, 1e-4, 10, &worst, &pg0, &max_el), 0);
     print_message("case 3 energy: drift %.3g J over 2 s, initial potential %.4g J, largest "
                   "elastic energy %.3g J\n",
                   worst, pg0, max_el);
@@ -390,8 +275,6 @@ static void test_case3_energy(void **state)
         print_error("energy drift %g J exceeds 1e-6 of %g J\n", worst, fabs(pg0));
         fail();
     }
-    dyn_flex_data_free(s.fd);
-    dyn_flex_free(m);
 }
 
 /* ---------------------------------------------------------------- rigid limit */
@@ -646,24 +529,24 @@ static void test_refusals(void **state)
     (void)state;
     dyn_model_desc d;
     dyn_flex_desc f;
-    c3_desc(&d, &f, 0, 10.0);
+    flex_pendulum_desc(&d, &f, 0, 10.0);
     f.link[1].length = 0.8;
     n_errors = 0;
     assert_null(dyn_flex_create(&d, &f, on_issue, NULL));
     assert_int_equal(n_errors, 1);
     assert_non_null(strstr(last_msg, "joint 1"));
     assert_non_null(strstr(last_msg, "0.8"));
-    c3_desc(&d, &f, 0, 10.0);
+    flex_pendulum_desc(&d, &f, 0, 10.0);
     f.link[0].modes_y = 5;
     n_errors = 0;
     assert_null(dyn_flex_create(&d, &f, on_issue, NULL));
     assert_non_null(strstr(last_msg, "5 modes"));
-    c3_desc(&d, &f, 0, 10.0);
+    flex_pendulum_desc(&d, &f, 0, 10.0);
     f.link[0].EI_z = 0.0;
     n_errors = 0;
     assert_null(dyn_flex_create(&d, &f, on_issue, NULL));
     assert_non_null(strstr(last_msg, "EI_z"));
-    c3_desc(&d, &f, 0, 10.0);
+    flex_pendulum_desc(&d, &f, 0, 10.0);
     f.quad_points = 40;
     assert_null(dyn_flex_create(&d, &f, on_issue, NULL));
     assert_non_null(strstr(last_msg, "40 quadrature points"));
