@@ -111,7 +111,7 @@ static void test_excitation(void **state)
 {
     (void)state;
     load();
-    ident_fit *f = ident_fit_create(&cfg.model);
+    ident_fit *f = ident_fit_create(&cfg.model, 0);
     assert_non_null(f);
     ident_limits lim = limits_of(&cfg);
     ident_excitation e;
@@ -208,7 +208,7 @@ static void fit_perturbed(double noise, double max_base_err, double max_val_err)
     dyn_model *truth = dyn_model_create(&truth_desc, NULL, NULL);
     assert_non_null(truth);
     dyn_data *d = dyn_data_create(truth);
-    ident_fit *f = ident_fit_create(&cfg.model); /* the prior: the arm as configured */
+    ident_fit *f = ident_fit_create(&cfg.model, 0); /* the prior: the arm as configured */
     ident_limits lim = limits_of(&cfg);
     ident_excitation e, v;
     double cond, vcond;

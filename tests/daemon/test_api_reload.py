@@ -47,17 +47,17 @@ def main(args):
         check(c.call("gains.get")["kp"][0] == g2["kp"][0], "gains changed by a refused reload")
         os.unlink(os.path.join(dropdir, "60-rate.ini"))
 
-        # a link's dynamics change live: the holding torques follow (a heavier forearm on the
-        # PUMA: its shoulder and elbow carry it)
+        # a link's dynamics change live: the holding torques follow (a heavier forearm whose
+        # centre of mass is moved 0.2 m off its axes: the shoulder and elbow carry it)
         check(c.call("enable")["state"] == "holding", "enable did not hold")
         tau0 = hold_torque(c)
         with open(os.path.join(dropdir, "60-mass.ini"), "w") as f:
-            f.write("[joint %s]\nmass = 12\n" % info["joints"][2])
+            f.write("[joint %s]\nmass = 12\ncom = 0.2 0.2 0.2\n" % info["joints"][2])
         r = c.call("reload")
         print("reload:", r)
         check("mass" in r["changed"], "reload did not report the mass change: %r" % r["changed"])
         tau1 = hold_torque(c)
-        print("holding torques [N m]: %s before, %s with mass 12" %
+        print("holding torques [N m]: %s before, %s with the heavier forearm" %
               (" ".join("%.3f" % t for t in tau0), " ".join("%.3f" % t for t in tau1)))
         check(max(abs(a - b) for a, b in zip(tau0, tau1)) > 1.0,
               "the holding torques did not follow the reloaded mass")

@@ -21,6 +21,7 @@ struct ident_fit {
     dyn_model *m;
     dyn_data *d;
     int n, P;
+    double v_min;                           /* slower joints give no equation [rad/s|m/s] */
     double pi0[DYN_MAX_DOF * DYN_PARAMS];   /* the configuration's parameters (prior) */
     double scale[DYN_MAX_DOF * DYN_PARAMS]; /* per parameter, for the prior's metric */
     /* the structure: base columns perm[0..r), beta (r x (P - r), row-major) with
@@ -171,10 +172,11 @@ static void prior_scales(ident_fit *f)
     }
 }
 
-ident_fit *ident_fit_create(const dyn_model_desc *desc)
+ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min)
 {
     ident_fit *f = calloc(1, sizeof *f);
     if (!f) return NULL;
+    f->v_min = v_min;
     f->n = desc->n;
     f->P = DYN_PARAMS * desc->n;
     f->m = dyn_model_create(desc, NULL, NULL);
@@ -217,6 +219,7 @@ int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double 
     double known[DYN_MAX_DOF];
     dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, known);
     for (int j = 0; j < n; j++) {
+        if (!(fabs(qd[j]) >= f->v_min)) continue;
         const double *y = f->Y + (size_t)j * P;
         double b = tau[j] - known[j];
         double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
@@ -416,13 +419,14 @@ static double largest_eigenvalue(const double *H, int P)
  * the unconstrained minimum, then projected gradient steps (step 1 / L) with each joint moved
  * onto consistent parameters after every step. *projected counts the joints the first
  * projection changed. */
-static int full_parameters(const ident_fit *f, const double *w, double *pi, int *projected)
+static int full_parameters(const ident_fit *f, const double *w, double *pi, double *pi_free,
+                           int *projected)
 {
     int P = f->P, n = f->n;
     double *H = malloc(sizeof(double) * (size_t)P * (size_t)P * 2), *cov = H + (size_t)P * P;
     if (!H) return -1;
     double g[DYN_MAX_DOF * DYN_PARAMS], u[DYN_MAX_DOF * DYN_PARAMS], u0[DYN_MAX_DOF * DYN_PARAMS],
-        rhs[DYN_MAX_DOF * DYN_PARAMS], cond;
+        rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, cond;
     scaled_normal(f, w, H, g);
     double L = largest_eigenvalue(H, P), mu = PRIOR_WEIGHT * L;
     for (int a = 0; a < P; a++) {
@@ -432,6 +436,7 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, int 
     }
     L += mu;
     if (solve_sym(P, H, rhs, u, cov, &cond) != 0) memcpy(u, u0, sizeof u);
+    for (int a = 0; a < P; a++) pi_free[a] = u[a] * f->scale[a];
     *projected = 0;
     for (int step = 0; step <= PROJECTED_STEPS; step++) {
         if (step > 0) {
@@ -518,12 +523,17 @@ int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len)
     /* the full parameters: the weighted least squares over all of them, held to the prior
      * where the data say little, then projected gradient steps onto physically consistent ones */
     double pi[DYN_MAX_DOF * DYN_PARAMS];
-    if (full_parameters(f, w, pi, &out->projected) != 0) {
+    if (full_parameters(f, w, pi, out->pi_free, &out->projected) != 0) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }
     memcpy(out->pi, pi, sizeof(double) * (size_t)P);
     return 0;
+}
+
+double ident_v_min(const ident_fit *f)
+{
+    return f->v_min;
 }
 
 void ident_base_of(const ident_fit *f, const double *pi, double *theta)

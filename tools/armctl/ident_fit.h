@@ -29,22 +29,25 @@ typedef struct {
     int n, P;                           /* joints; standard parameters (DYN_PARAMS n) */
     int r;                              /* base parameters */
     int perm[DYN_MAX_DOF * DYN_PARAMS]; /* standard index of base parameter k (the rest after) */
-    double theta[DYN_MAX_DOF * DYN_PARAMS]; /* base parameters (weighted least squares) */
-    double sd[DYN_MAX_DOF * DYN_PARAMS];    /* their standard deviations */
-    double pi[DYN_MAX_DOF * DYN_PARAMS];    /* full parameters, physically consistent */
-    double cond;                            /* of the scaled, weighted base regressor */
-    double sigma[DYN_MAX_DOF];              /* each joint's residual RMS [N m|N] */
-    double fit_rms, tau_rms;                /* residual and torque RMS over all rows [N m|N] */
+    double theta[DYN_MAX_DOF * DYN_PARAMS];   /* base parameters (weighted least squares) */
+    double sd[DYN_MAX_DOF * DYN_PARAMS];      /* their standard deviations */
+    double pi[DYN_MAX_DOF * DYN_PARAMS];      /* full parameters, physically consistent */
+    double pi_free[DYN_MAX_DOF * DYN_PARAMS]; /* the same before the physical projection */
+    double cond;                              /* of the scaled, weighted base regressor */
+    double sigma[DYN_MAX_DOF];                /* each joint's residual RMS [N m|N] */
+    double fit_rms, tau_rms;                  /* residual and torque RMS over all rows [N m|N] */
     long rows;
     int projected; /* links or joints the physical projection changed */
 } ident_result;
 
 /* An empty fit for the arm desc (its configured parameters: the prior the full parameters stay
- * nearest to). NULL when memory is short or the model cannot be built. */
-ident_fit *ident_fit_create(const dyn_model_desc *desc);
+ * nearest to); a joint slower than v_min [rad/s|m/s] gives no equation at that sample (a joint
+ * sticking in its Coulomb friction holds an unknown torque). NULL when memory is short or the
+ * model cannot be built. */
+ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min);
 void ident_fit_free(ident_fit *f);
-/* Adds one sample: q, qd, qdd (filtered, zero phase) and the torque tau [N m|N]. Returns 0, or
- * -1 for a non-finite value (nothing added). */
+/* Adds one sample: q, qd, qdd (filtered, zero phase) and the torque tau [N m|N]: one equation per
+ * joint moving at v_min or faster. Returns 0, or -1 for a non-finite value (nothing added). */
 int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
                   const double *tau);
 /* Solves (see above): 0, or -1 with why. */
@@ -60,6 +63,8 @@ void ident_param_name(int k, const char *const *names, char *buf, size_t len);
  * choosing an excitation. INFINITY when it shows fewer base parameters than random states do. */
 double ident_condition(ident_fit *f, int m, const double *q, const double *qd, const double *qdd);
 
+/* The fit's v_min [rad/s|m/s]. */
+double ident_v_min(const ident_fit *f);
 /* theta_b of full parameters pi (r values, the result's order). */
 void ident_base_of(const ident_fit *f, const double *pi, double *theta);
 /* A deterministic uniform number in [0, 1) from state s (xorshift64*; s != 0). */

@@ -41,6 +41,7 @@
 #define ID_DECIMATE   4    /* every 4th sample into the fit */
 #define ID_PLOT_DECIM 10   /* every 10th validation sample into the plot's data */
 #define ID_TIMEOUT_S  10.0 /* s past the motion's duration without its end */
+#define ID_V_MIN      0.02 /* [rad/s|m/s] at least: slower joints give no equation */
 
 /* The command line. */
 typedef struct {
@@ -55,7 +56,8 @@ typedef struct {
     int n;
     long len, cap;
     long long *tick;
-    double *t, *q, *qd, *tau; /* len x n, row per sample */
+    double *t, *mono;     /* armd's control time; CLOCK_MONOTONIC [s] */
+    double *q, *qd, *tau; /* len x n, row per sample */
     json_int_t first_id, last_id;
     double t_from, t_end, duration;
     bool closed;
@@ -75,6 +77,7 @@ static void rec_free(id_rec *r)
 {
     free(r->tick);
     free(r->t);
+    free(r->mono);
     free(r->q);
     free(r->qd);
     free(r->tau);
@@ -91,18 +94,21 @@ static bool rec_push(id_rec *r, json_t *p)
         if (tick) r->tick = tick;
         double *t = realloc(r->t, sizeof(double) * (size_t)cap);
         if (t) r->t = t;
+        double *mono = realloc(r->mono, sizeof(double) * (size_t)cap);
+        if (mono) r->mono = mono;
         double *q = realloc(r->q, nd);
         if (q) r->q = q;
         double *qd = realloc(r->qd, nd);
         if (qd) r->qd = qd;
         double *tau = realloc(r->tau, nd);
         if (tau) r->tau = tau;
-        if (!tick || !t || !q || !qd || !tau) return false;
+        if (!tick || !t || !mono || !q || !qd || !tau) return false;
         r->cap = cap;
     }
     long i = r->len++;
     r->tick[i] = json_integer_value(json_object_get(p, "tick"));
     r->t[i] = num(json_object_get(p, "time"));
+    r->mono[i] = num(json_object_get(p, "mono"));
     for (int j = 0; j < r->n; j++) {
         r->q[i * r->n + j] = vec_at(p, "q", j);
         r->qd[i * r->n + j] = vec_at(p, "qd", j);
@@ -133,7 +139,11 @@ static bool id_message(json_t *m, const char *method, void *ctx)
         json_int_t id = json_integer_value(json_object_get(p, "id"));
         const char *result = json_string_value(json_object_get(p, "result"));
         if (id < r->first_id || id > r->last_id) return true;
-        if (!result || strcmp(result, "done") != 0)
+        /* the goal check after the end: the motion itself ran; an arm whose model is off
+         * (what identification is for) may settle slower than the goal tolerance allows */
+        bool settled_late = result && id == r->last_id && strstr(result, "from the goal");
+        if (settled_late) fprintf(stderr, ID_PREFIX "note: %s\n", result);
+        if (!result || (strcmp(result, "done") != 0 && !settled_late))
             rec_fail(r, "the excitation trajectory ended \"%s\"", result ? result : "?");
         else if (id == r->last_id)
             r->t_end = num(json_object_get(p, "time")) + ID_TAIL_S;
@@ -221,6 +231,20 @@ typedef struct {
     unsigned char *use;
 } id_ready;
 
+/* The recorded samples as they came (before filtering), appended to out: motion name, armd's
+ * time, CLOCK_MONOTONIC, then q, qd, tau per joint. */
+static void write_samples(FILE *out, const char *what, const id_rec *r)
+{
+    for (long i = 0; i < r->len; i++) {
+        fprintf(out, "%s,%.6f,%.6f", what, r->t[i], r->mono[i]);
+        for (int k = 0; k < 3; k++) {
+            const double *v = k == 0 ? r->q : k == 1 ? r->qd : r->tau;
+            for (int j = 0; j < r->n; j++) fprintf(out, ",%.9g", v[i * r->n + j]);
+        }
+        fputc('\n', out);
+    }
+}
+
 static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
 {
     int n = r->n;
@@ -259,20 +283,23 @@ static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_r
     int n = r->n;
     double se[DYN_MAX_DOF] = {0}, st[DYN_MAX_DOF] = {0}, all_e = 0, all_t = 0;
     memset(v, 0, sizeof *v);
+    long rows[DYN_MAX_DOF] = {0};
     for (long i = 0; i < r->len; i += ID_DECIMATE) {
         if (!rd->use[i]) continue;
         double pred[DYN_MAX_DOF];
         ident_predict(f, pi, r->q + i * n, r->qd + i * n, rd->qdd + i * n, pred);
         for (int j = 0; j < n; j++) {
+            if (!(fabs(r->qd[i * n + j]) >= ident_v_min(f))) continue; /* sticking: unknown */
             double e = pred[j] - r->tau[i * n + j];
             se[j] += e * e;
             st[j] += r->tau[i * n + j] * r->tau[i * n + j];
+            rows[j]++;
         }
         v->samples++;
     }
-    for (int j = 0; j < n && v->samples; j++) {
-        v->rms[j] = sqrt(se[j] / (double)v->samples);
-        v->tau_rms[j] = sqrt(st[j] / (double)v->samples);
+    for (int j = 0; j < n; j++) {
+        v->rms[j] = rows[j] ? sqrt(se[j] / (double)rows[j]) : 0;
+        v->tau_rms[j] = rows[j] ? sqrt(st[j] / (double)rows[j]) : 0;
         all_e += se[j];
         all_t += st[j];
     }
@@ -491,12 +518,13 @@ static int load_config(armctl_conn *c, const id_options *o, const arm_info *a, j
 
 /* Runs a recorded motion through prepare() and, for the identification motion, the fit. */
 static int record_and_prepare(armctl_conn *c, const ident_excitation *e, int periods,
-                              const char *what, double rate, double cutoff, int n, id_rec *r,
-                              id_ready *rd)
+                              const char *what, double rate, double cutoff, int n, FILE *csv,
+                              id_rec *r, id_ready *rd)
 {
     memset(r, 0, sizeof *r);
     r->n = n;
     if (run_motion(c, e, periods, what, r) != 0) return 1;
+    if (csv) write_samples(csv, what, r);
     if (prepare(r, rate, cutoff, rd) != 0) {
         fprintf(stderr, ID_PREFIX "out of memory\n");
         return 1;
@@ -536,10 +564,13 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
         return 1;
     }
     double q0[DYN_MAX_DOF];
-    for (int j = 0; j < a.n; j++) q0[j] = vec_at(st, "q", j);
+    /* the pose armd holds (its setpoint): the trajectory starts there */
+    for (int j = 0; j < a.n; j++) q0[j] = vec_at(st, "q_des", j);
     json_decref(st);
 
-    ident_fit *fit = ident_fit_create(&cfg.model);
+    /* a joint slower than this may stick in its Coulomb friction: no equation there */
+    double v_min = fmax(ID_V_MIN, 5 * cfg.model.friction_smoothing);
+    ident_fit *fit = ident_fit_create(&cfg.model, v_min);
     if (!fit) {
         fprintf(stderr, ID_PREFIX "out of memory\n");
         return 1;
@@ -571,14 +602,31 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     memset(&vrec, 0, sizeof vrec);
     rc = 1;
+    FILE *csv = NULL;
     if (!rate) goto out;
-    if (record_and_prepare(c, &ex, o.periods, "identification", rate, o.cutoff, a.n, &rec, &rd))
+    char csv_path[1024];
+    snprintf(csv_path, sizeof csv_path, "%s.csv", o.report);
+    csv = fopen(csv_path, "w");
+    if (!csv)
+        fprintf(stderr, ID_PREFIX "%s: %s (the samples are not kept)\n", csv_path, strerror(errno));
+    if (csv) {
+        fprintf(csv, "motion,time,mono");
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < a.n; j++)
+                fprintf(csv, ",%s_%s", k == 0 ? "q" : k == 1 ? "qd" : "tau", a.name[j]);
+        fputc('\n', csv);
+    }
+    if (record_and_prepare(c, &ex, o.periods, "identification", rate, o.cutoff, a.n, csv, &rec,
+                           &rd))
         goto out;
     for (long i = 0; i < rec.len; i += ID_DECIMATE)
         if (rd.use[i])
             ident_fit_add(fit, rec.q + i * a.n, rec.qd + i * a.n, rd.qdd + i * a.n,
                           rec.tau + i * a.n);
-    if (record_and_prepare(c, &va, 1, "validation", rate, o.cutoff, a.n, &vrec, &vrd)) goto out;
+    if (record_and_prepare(c, &va, 1, "validation", rate, o.cutoff, a.n, csv, &vrec, &vrd))
+        goto out;
+    if (csv) fclose(csv);
+    csv = NULL;
     ident_result res;
     if (ident_fit_solve(fit, &res, why, sizeof why) != 0) {
         fprintf(stderr, ID_PREFIX "%s\n", why);
@@ -589,6 +637,9 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     dyn_params_from_desc(&cfg.model, pi0);
     validate(fit, res.pi, &vrec, &vrd, &v);
     validate(fit, pi0, &vrec, &vrd, &v0);
+    id_validation vf;
+    validate(fit, res.pi_free, &vrec, &vrd, &vf);
+    fprintf(stderr, ID_PREFIX "validation before the physical projection: %.2f %%\n", vf.percent);
     double seconds = rec.len ? (rec.t[rec.len - 1] - rec.t[0]) : 0;
     write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds);
     char path[1024];
@@ -602,6 +653,7 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     rc = write_ini(o.out, &cfg, res.pi, &v, &v0);
     if (rc == 0) fprintf(stderr, ID_PREFIX "parameters: %s; report: %s\n", o.out, path);
 out:
+    if (csv) fclose(csv);
     free(rd.qdd);
     free(rd.use);
     free(vrd.qdd);
