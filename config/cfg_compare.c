@@ -1,5 +1,6 @@
 /* cfg_compare.c — what a reload would change: live keys (gains, limits, safety, trajectory,
- * controller) and keys that need a restart (structure, kinematics, dynamics, devices, daemon). */
+ * controller, the links' dynamics) and keys that need a restart (structure, kinematics,
+ * devices, daemon). */
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -60,13 +61,12 @@ static void compare_joint(const armd_config *a, int i, const armd_config *b, int
     DIFF_VEC(restart, sec, p, q, origin_xyz, 3);
     DIFF_VEC(restart, sec, p, q, origin_rpy, 3);
     DIFF_VEC(restart, sec, p, q, axis, 3);
-    DIFF(restart, sec, p, q, mass);
-    DIFF_VEC(restart, sec, p, q, com, 3);
-    DIFF_VEC(restart, sec, p, q, inertia, 6);
-    DIFF(restart, sec, p, q, armature);
-    DIFF(restart, sec, p, q, viscous);
-    CHK(restart, sec, "coulomb",
-        p->coulomb_pos != q->coulomb_pos || p->coulomb_neg != q->coulomb_neg);
+    DIFF(live, sec, p, q, mass);
+    DIFF_VEC(live, sec, p, q, com, 3);
+    DIFF_VEC(live, sec, p, q, inertia, 6);
+    DIFF(live, sec, p, q, armature);
+    DIFF(live, sec, p, q, viscous);
+    CHK(live, sec, "coulomb", p->coulomb_pos != q->coulomb_pos || p->coulomb_neg != q->coulomb_neg);
     DIFF(live, sec, x, y, lower);
     DIFF(live, sec, x, y, upper);
     DIFF(live, sec, x, y, velocity);

@@ -68,7 +68,10 @@ static int m_info(api_ctx *x, json_t *params, json_t **result, api_err *e)
         api_json_vector(trq, n), "rate_hz", cfg->rate_hz, "driver", "type",
         cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", "port", cfg->driver.port, "baud",
         cfg->driver.baud, "controller", cfg_controller_name(st.controller), "socket", x->srv->path);
-    if (*result) json_object_set_new(*result, "max_clients", json_integer(x->srv->max_clients));
+    if (*result) {
+        json_object_set_new(*result, "max_clients", json_integer(x->srv->max_clients));
+        json_object_set_new(*result, "config", json_string(cfg->source));
+    }
     return 0;
 }
 

@@ -207,6 +207,28 @@ void ctl_payload_changed(ctl *c)
     c->dyn.f = dyn_funcs_for(c->model, c->gen);
 }
 
+void ctl_swap_model(ctl *c)
+{
+    dyn_model *m = c->model;
+    dyn_data *d = c->data;
+    c->model = c->model_next;
+    c->data = c->data_next;
+    c->model_next = m;
+    c->data_next = d;
+    c->dyn.m = c->model;
+    c->dyn.d = c->data;
+    ctl_payload_changed(c); /* generated code only while it still fits the model */
+    if (c->rt.obs.running) coll_stop(&c->rt.obs, c->n); /* restarted with the new model */
+}
+
+void ctl_free_next_model(ctl *c)
+{
+    if (c->data_next) dyn_data_free(c->data_next);
+    if (c->model_next) dyn_model_free(c->model_next);
+    c->data_next = NULL;
+    c->model_next = NULL;
+}
+
 /* Stops, then frees everything, including the model and driver it owns. */
 void ctl_free(ctl *c)
 {
@@ -217,6 +239,7 @@ void ctl_free(ctl *c)
     hf_seqlock_free(&c->status);
     hf_ring_free(&c->samples);
     hf_ring_free(&c->events);
+    ctl_free_next_model(c);
     if (c->data) dyn_data_free(c->data);
     if (c->model) dyn_model_free(c->model);
     if (c->driver) drv_close(c->driver);

@@ -181,6 +181,7 @@ static int apply_cmd(ctl *c, const ctl_cmd *m, ctl_error *e)
             ctl_switch_law(c, law);
         }
         if (refuse_undamping(c, &c->params[m->slot], e)) return -1;
+        if (m->swap_model) ctl_swap_model(c);
         atomic_store_explicit(&c->params_active, m->slot, memory_order_release);
         return 0;
     }

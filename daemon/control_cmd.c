@@ -271,16 +271,17 @@ static bool params_busy(ctl *c, ctl_error *err)
 }
 
 /* Fills the inactive parameter block from *p and *lim (NULL = the limits in use) and swaps it
- * in between two ticks; the answer goes to entry e (or is given at once without a control
- * thread). */
-static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_pending *e,
-                       ctl_error *err)
+ * in between two ticks, with model_next when swap_model (a reload's new dynamics); the answer
+ * goes to entry e (or is given at once without a control thread). */
+static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, bool swap_model,
+                       ctl_pending *e, ctl_error *err)
 {
     int act = atomic_load_explicit(&c->params_active, memory_order_acquire);
     int other = 1 - act;
     c->params[other] = *p;
     c->lims[other] = lim ? *lim : c->lims[act];
     if (!ctl_thread_running(c)) {
+        if (swap_model) ctl_swap_model(c);
         atomic_store_explicit(&c->params_active, other, memory_order_release);
         c->rt.law = p->law;
         ctl_pending_answer(e, 0, NULL);
@@ -288,6 +289,7 @@ static int swap_params(ctl *c, const law_params *p, const traj_limits *lim, ctl_
     }
     ctl_cmd m = new_cmd(CMD_PARAMS);
     m.slot = other;
+    m.swap_model = swap_model;
     if (ctl_pending_send(c, e, &m, err)) return -1;
     c->params_seq = m.seq;
     return 0;
@@ -322,7 +324,7 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
         if (ki) p.ki[j] = ki[j];
     }
     ctl_pending *e = ctl_pending_new(c, DONE_PLAIN, ctl_reply_target(to, &w, &self), err);
-    if (e) rc = swap_params(c, &p, NULL, e, err);
+    if (e) rc = swap_params(c, &p, NULL, false, e, err);
 out:
     return ctl_reply_finish(c, to, &w, rc, err);
 }
@@ -387,9 +389,44 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, 
     return ctl_reply_finish(c, to, &w, rc, err);
 }
 
+/* Whether a reload changes the dynamics keys (mass, com, inertia, armature, viscous, coulomb) of
+ * any joint: then the control thread needs a new model. */
+static bool dynamics_changed(const dyn_model_desc *a, const dyn_model_desc *b)
+{
+    for (int j = 0; j < a->n; j++) {
+        const dyn_joint_desc *x = &a->joint[j], *y = &b->joint[j];
+        if (x->mass != y->mass || memcmp(x->com, y->com, sizeof x->com) ||
+            memcmp(x->inertia, y->inertia, sizeof x->inertia) || x->armature != y->armature ||
+            x->viscous != y->viscous || x->coulomb_pos != y->coulomb_pos ||
+            x->coulomb_neg != y->coulomb_neg)
+            return true;
+    }
+    return false;
+}
+
+/* The candidate's model (with the payload in use now) and its workspace into model_next /
+ * data_next, for the control thread to swap in with the reload's parameters. */
+static int build_next_model(ctl *c, const armd_config *candidate, ctl_error *err)
+{
+    if (c->model_next) { /* the last reload's models are freed when it is answered */
+        ctl_set_err(err, "busy", "not reloaded: the last reload is still being applied; try again");
+        return -1;
+    }
+    dyn_model_desc desc = candidate->model;
+    desc.payload = c->payload;
+    c->model_next = dyn_model_create(&desc, NULL, NULL);
+    c->data_next = c->model_next ? dyn_data_create(c->model_next) : NULL;
+    if (!c->data_next) {
+        ctl_free_next_model(c);
+        ctl_set_err(err, "invalid_config", "not reloaded: the new dynamics do not make a model");
+        return -1;
+    }
+    return 0;
+}
+
 /* Compares with the running configuration (cfg_compare); only live keys changed: swaps in
- * the new law parameters; the candidate becomes the running configuration once the control
- * thread has taken them (ctl_cmd_done). */
+ * the new law parameters (and, when the dynamics keys changed, a new model); the candidate becomes
+ * the running configuration once the control thread has taken them (ctl_cmd_done). */
 int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
                const ctl_reply_to *to, ctl_error *err)
 {
@@ -429,11 +466,17 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
         goto out;
     }
     *e->cand = *candidate;
+    bool new_model = dynamics_changed(&c->cfg.model, &candidate->model);
+    if (new_model && build_next_model(c, candidate, err) != 0) {
+        ctl_pending_drop(e);
+        goto out;
+    }
     law_params p;
     law_params_from_config(&p, candidate);
     traj_limits lim;
     traj_limits_from_config(&lim, candidate);
-    rc = swap_params(c, &p, &lim, e, err);
+    rc = swap_params(c, &p, &lim, new_model, e, err);
+    if (rc != 0) ctl_free_next_model(c); /* never sent: nothing refers to it */
 out:
     rc = ctl_reply_finish(c, to, &w, rc, err);
     if (!to && rc == 0 && changed && changed_len)
@@ -484,6 +527,7 @@ bool ctl_cmd_done(ctl *c, ctl_pending *p)
             c->cfg = *p->cand;
             traj_limits_from_config(&c->lim, p->cand);
         }
+        ctl_free_next_model(c); /* the old model, or the refused new one */
         return true;
     }
     return true;

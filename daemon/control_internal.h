@@ -63,6 +63,7 @@ typedef struct {
     uint32_t after_id; /* CMD_TRAJ append: the plan it was built to follow (0 = none) */
     cfg_controller law;
     dyn_payload payload; /* CMD_PAYLOAD */
+    bool swap_model;     /* CMD_PARAMS: a reload's new dynamics (model_next) come with it */
 } ctl_cmd;
 
 /* The control thread's answer to one command. */
@@ -200,6 +201,12 @@ struct ctl {
      * the thread that changes it (ctl_payload_changed) */
     const dyn_gen_module *gen;
     law_dyn dyn;
+    /* a reload that changes the dynamics keys: the main thread builds the new model and its
+     * workspace here, the control thread swaps them with model/data when it takes the reload's
+     * parameters; afterwards these hold the unused pair (the old one, or the new one if the
+     * reload was refused), which the main thread frees once the reload is answered */
+    dyn_model *model_next;
+    dyn_data *data_next;
     drv *driver;
     hf_mailbox cmds;
     ctl_ack acks[N_ACKS];
@@ -291,6 +298,12 @@ void ctl_set_err(ctl_error *e, const char *code, const char *fmt, ...)
 /* The model's payload changed (dyn_set_payload, in the thread that owns the model now): the
  * laws take the generated code only while it still fits, else the general core. */
 void ctl_payload_changed(ctl *c);
+/* A reload's new dynamics in: model/data and model_next/data_next trade places, the laws take
+ * the new model (generated code only while it fits), the collision observer restarts on it.
+ * Runs in the thread that owns the model (the control thread once it runs). */
+void ctl_swap_model(ctl *c);
+/* Frees model_next/data_next (main thread, once no command refers to them). */
+void ctl_free_next_model(ctl *c);
 
 /* ----------------------------------------------------------------------- control_thread.c */
 

@@ -19,43 +19,6 @@
 #define PAYLOAD_OUTLIER 5.0
 #define PAYLOAD_REFITS  6
 
-/* Eigen-decomposition of the symmetric k x k matrix a (row-major, destroyed) by cyclic Jacobi
- * rotations: eigenvalues in w, eigenvectors in the columns of v (row-major). */
-static void jacobi_eigen(int k, double *a, double *w, double *v)
-{
-    for (int i = 0; i < k; i++)
-        for (int j = 0; j < k; j++) v[i * k + j] = i == j;
-    for (int sweep = 0; sweep < 100; sweep++) {
-        double off = 0;
-        for (int i = 0; i < k; i++)
-            for (int j = i + 1; j < k; j++) off += a[i * k + j] * a[i * k + j];
-        if (!(off > 1e-300)) break;
-        for (int p = 0; p < k; p++)
-            for (int q = p + 1; q < k; q++) {
-                if (a[p * k + q] == 0) continue;
-                double theta = (a[q * k + q] - a[p * k + p]) / (2 * a[p * k + q]);
-                double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
-                double c = 1 / sqrt(t * t + 1), s = t * c;
-                for (int i = 0; i < k; i++) { /* a = J^T a J */
-                    double aip = a[i * k + p], aiq = a[i * k + q];
-                    a[i * k + p] = c * aip - s * aiq;
-                    a[i * k + q] = s * aip + c * aiq;
-                }
-                for (int i = 0; i < k; i++) {
-                    double api = a[p * k + i], aqi = a[q * k + i];
-                    a[p * k + i] = c * api - s * aqi;
-                    a[q * k + i] = s * api + c * aqi;
-                }
-                for (int i = 0; i < k; i++) {
-                    double vip = v[i * k + p], viq = v[i * k + q];
-                    v[i * k + p] = c * vip - s * viq;
-                    v[i * k + q] = s * vip + c * viq;
-                }
-            }
-    }
-    for (int i = 0; i < k; i++) w[i] = a[i * k + i];
-}
-
 /* The normal equations of a least-squares problem: Y^T Y, Y^T b, b^T b over rows equations. */
 typedef struct {
     double a[NT][NT], r[NT], bb;
@@ -219,7 +182,7 @@ static int solve_free(const normal_eq *acc, const int *free, int k, double *th, 
         r[i] = ri / s[i];
         for (int j = 0; j < k; j++) a[i * k + j] = acc->a[free[i]][free[j]] / (s[i] * s[j]);
     }
-    jacobi_eigen(k, a, ev, v);
+    dyn_sym_eigen(k, a, ev, v);
     double lmax = 0, lmin = INFINITY;
     for (int i = 0; i < k; i++) {
         lmax = fmax(lmax, ev[i]);

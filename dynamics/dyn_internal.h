@@ -70,6 +70,7 @@ struct dyn_model {
     dyn_frame link[DYN_MAX_DOF]; /* described link frame i in M_i */
     dyn_frame tool;              /* tool frame in M_{n-1} */
     dyn_body last_link;          /* last link alone, in M_{n-1} (payload added on top) */
+    dyn_payload payload;         /* the payload added (tool frame) */
     dyn_frame base;              /* internal base B in the base frame (a rotation about z) */
     double gravity[3];           /* in the base frame */
     double gravity_b[3];         /* the same in B (what the recursions use) */

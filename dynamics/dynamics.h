@@ -83,6 +83,10 @@ typedef struct dyn_data dyn_data;   /* per-thread workspace for one model */
  * I = R diag(moments) R^T, R row-major with the unit axes as columns. */
 void dyn_inertia_principal(const double I[6], double moments[3], double R[9]);
 
+/* Eigenvalues w and eigenvectors (the columns of v, row-major k x k) of the symmetric k x k
+ * matrix a (row-major, destroyed): a = v diag(w) v^T, w unordered. */
+void dyn_sym_eigen(int k, double *a, double *w, double *v);
+
 /* Validation findings. Called once per finding; joint is 0-based (or -1 for the whole model),
  * field the description field name ("mass", "inertia", "com", ...). Errors make
  * dyn_model_create() fail; warnings (e.g. inertia violating the triangle inequality) do not. */
@@ -102,6 +106,26 @@ dyn_joint_type dyn_model_joint_type(const dyn_model *m, int i);
  * another function using the model). */
 void dyn_set_payload(dyn_model *m, const dyn_payload *p);
 void dyn_set_gravity(dyn_model *m, const double g[3]);
+
+/* The standard parameters of joint i and its link, DYN_PARAMS per joint, linear in the dynamics
+ * (identification): m, h = m c (3), the inertia about the link-frame origin in link-frame axes
+ * (ixx ixy ixz iyy iyz izz), armature, viscous, coulomb_pos, coulomb_neg. */
+#define DYN_PARAMS 14
+/* desc's parameters into pi[DYN_PARAMS * n]. */
+void dyn_params_from_desc(const dyn_model_desc *desc, double *pi);
+/* pi[DYN_PARAMS * n] into desc's mass, com (h / m; 0 for m = 0), inertia about the COM,
+ * armature, viscous and Coulomb terms; the rest of desc is left as it is. Not validated. */
+void dyn_params_to_desc(const double *pi, dyn_model_desc *desc);
+/* Replaces joint i's DYN_PARAMS parameters in O(1), any values (unvalidated: a unit parameter
+ * for strobing); between uses, like dyn_set_payload. */
+void dyn_set_joint_params(dyn_model *m, int i, const double *p);
+/* The regressor Y (n x DYN_PARAMS n, row-major) with tau = Y pi + tau_known at (q, qd, qdd):
+ * every column the inverse dynamics (gravity, inertia, Coriolis, armature, friction) of one unit
+ * parameter with all others zero (strobing the recursion, as seeds 000 and 001 do for H);
+ * tau_known (may be NULL) the payload's part. m's parameters are restored afterwards; m is
+ * scratch meanwhile. Offline: 14 n recursions per call. */
+void dyn_regressor(dyn_model *m, dyn_data *d, const double *q, const double *qd, const double *qdd,
+                   double *Y, double *tau_known);
 
 dyn_data *dyn_data_create(const dyn_model *m);
 void dyn_data_free(dyn_data *d);

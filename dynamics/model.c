@@ -111,6 +111,7 @@ static void convert_joint(const dyn_joint_desc *jd, dyn_frame *pre, double *qoff
 static void apply_payload(dyn_model *m, const dyn_payload *pl)
 {
     dyn_body pb, pm;
+    m->payload = *pl;
     dyn_body_from_com(pl->mass, pl->com, pl->inertia, &pb);
     dyn_body_transform(&m->tool, &pb, &pm);
     dyn_joint *last = &m->j[m->n - 1];

@@ -440,6 +440,11 @@ int main(int argc, char **argv)
     ctl_gains_get(c, kp2, NULL, NULL);
     CHECK(kp2[1] == cand.joint[1].kp, "reloaded gain live");
     CHECK(kp2[0] == cand.joint[0].kp, "run-time gains replaced by the file's at reload");
+    cand.model.joint[1].mass *= 1.1; /* new dynamics: a model built here, swapped in there */
+    CHECK(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e) == 0, "reload: %s", e.message);
+    printf("reload changed: %s\n", changed);
+    CHECK(strstr(changed, "mass") != NULL, "reload names mass ('%s')", changed);
+    CHECK(ctl_config(c)->model.joint[1].mass == cand.model.joint[1].mass, "reloaded mass in use");
     cand.n_joints = 5;
     CHECK(ctl_reload(c, &cand, changed, sizeof changed, NULL, &e) == -1 &&
               strcmp(e.code, "restart_needed") == 0,

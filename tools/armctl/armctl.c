@@ -50,6 +50,14 @@ static const char usage_text[] =
     "                             present pose and back (elbow and wrist turn 0.5 rad; each\n"
     "                             move S [s], else from the limits); needs the arm holding;\n"
     "                             --apply sets the result\n"
+    "  identify [--out FILE] [--report PREFIX] [--config FILE] [--period S] [--periods N]\n"
+    "           [--harmonics L] [--swing RAD] [--cutoff HZ] [--candidates N] [--seed N]\n"
+    "                             drive the holding arm through a Fourier excitation around\n"
+    "                             the present pose (N x S s, default 5 x 10; joints within\n"
+    "                             RAD, default 0.6, of it), fit the dynamic parameters to the\n"
+    "                             torques, check them on a second excitation; write the INI\n"
+    "                             fragment FILE (default identified.ini) and PREFIX.txt,\n"
+    "                             .dat, .gp, .png (default identify)\n"
     "\n"
     "  -s, --socket SOCKET        default $ARMD_SOCKET, else " DEFAULT_SOCKET "\n"
     "                             (armd.service)\n"
@@ -93,6 +101,7 @@ static const struct {
     {"controller", cmd_controller},
     {"collision", cmd_collision},
     {"payload", cmd_payload},
+    {"identify", cmd_identify},
 };
 
 /* A systemd instance name that stays one directory below INSTANCE_DIR. */

@@ -81,5 +81,8 @@ int cmd_record(armctl_conn *c, int argc, char **argv);
 int cmd_collision(armctl_conn *c, int argc, char **argv);
 /* payload [show] | set MASS [X Y Z] [--inertia I6] | clear | estimate [--apply] .. (payload.c) */
 int cmd_payload(armctl_conn *c, int argc, char **argv);
+/* identify [--config FILE] [--out FILE] [--report PREFIX] [--period S] [--periods N]
+ * [--harmonics L] [--swing RAD] [--cutoff HZ] [--candidates N] [--seed N] (identify.c) */
+int cmd_identify(armctl_conn *c, int argc, char **argv);
 
 #endif

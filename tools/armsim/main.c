@@ -117,6 +117,12 @@ int main(int argc, char **argv)
         free(cfg);
         return 2;
     }
+    if (opt.print_model) { /* printed by physics_create */
+        physics_free(phys);
+        truth_close(truth);
+        free(cfg);
+        return 0;
+    }
     armsim_pty pty;
     if (sfd < 0 || pty_open(&pty, opt.link_path, err, sizeof err) != 0) {
         fprintf(stderr, "armsim: %s\n", sfd < 0 ? strerror(errno) : err);

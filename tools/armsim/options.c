@@ -22,6 +22,7 @@ enum {
     OPT_MASS_SCALE,
     OPT_PAYLOAD,
     OPT_PERTURB,
+    OPT_PRINT_MODEL,
     OPT_RATE,
     OPT_NOISE,
     OPT_Q0,
@@ -45,33 +46,36 @@ enum {
 
 void armsim_print_usage(FILE *out)
 {
-    fputs("usage: armsim -c CONFIG --link PATH [--protocol dxl2|armlink] [--truth FILE.csv] "
-          "[options]\n"
-          "Simulates the arm described by CONFIG behind a pseudo-terminal reachable as PATH.\n"
-          "\n"
-          "  -c, --config FILE         the armd INI file (required)\n"
-          "      --link PATH           symlink to the pty slave (required; a stale symlink is\n"
-          "                            replaced, removed on exit)\n"
-          "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
-          "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,\n"
-          "                            tool_x,tool_y,tool_z,mono at every physics step (columns:\n"
-          "                            see README)\n"
-          "      --truth-decimate N    log every Nth step only (default 1)\n"
-          "physics:\n"
-          "      --rate HZ             physics steps per second (default 10000)\n"
-          "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
-          "      --mass-scale K        multiply every link mass and inertia by K\n"
-          "      --payload M,X,Y,Z     the tool holds a point mass M [kg] at X,Y,Z [m] of the\n"
-          "                            tool frame (in place of the config's payload)\n"
-          "      --perturb SEED        every link differs from the config, reproducibly: mass,\n"
-          "                            COM coordinates, principal moments x (1 +- 30 %),\n"
-          "                            friction x (1 +- 50 %) (drawn from SEED, logged)\n"
-          "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
-          "                            the limits)\n"
-          "      --no-gravity          simulate without gravity\n"
-          "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
-          "      --noise COUNTS        encoder noise, standard deviation in counts\n",
-          out);
+    fputs(
+        "usage: armsim -c CONFIG --link PATH [--protocol dxl2|armlink] [--truth FILE.csv] "
+        "[options]\n"
+        "Simulates the arm described by CONFIG behind a pseudo-terminal reachable as PATH.\n"
+        "\n"
+        "  -c, --config FILE         the armd INI file (required)\n"
+        "      --link PATH           symlink to the pty slave (required; a stale symlink is\n"
+        "                            replaced, removed on exit)\n"
+        "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
+        "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,\n"
+        "                            tool_x,tool_y,tool_z,mono at every physics step (columns:\n"
+        "                            see README)\n"
+        "      --truth-decimate N    log every Nth step only (default 1)\n"
+        "physics:\n"
+        "      --rate HZ             physics steps per second (default 10000)\n"
+        "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
+        "      --mass-scale K        multiply every link mass and inertia by K\n"
+        "      --payload M,X,Y,Z     the tool holds a point mass M [kg] at X,Y,Z [m] of the\n"
+        "                            tool frame (in place of the config's payload)\n"
+        "      --perturb SEED        every link differs from the config, reproducibly: mass,\n"
+        "                            COM coordinates, principal moments x (1 +- 30 %),\n"
+        "                            friction x (1 +- 50 %) (drawn from SEED, logged)\n"
+        "      --print-model         print the [joint] dynamics keys of the arm simulated (after\n"
+        "                            the options above) as an INI drop-in, then exit\n"
+        "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
+        "                            the limits)\n"
+        "      --no-gravity          simulate without gravity\n"
+        "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
+        "      --noise COUNTS        encoder noise, standard deviation in counts\n",
+        out);
     fputs("contact (external forces, in the truth file as ext1..extn and wall_force):\n"
           "      --push T,JOINT,TORQUE,DURATION  from simulated time T [s] for DURATION [s]\n"
           "                            an external TORQUE [N m, N if prismatic] acts on JOINT\n"
@@ -314,6 +318,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"mass-scale", required_argument, NULL, OPT_MASS_SCALE},
         {"payload", required_argument, NULL, OPT_PAYLOAD},
         {"perturb", required_argument, NULL, OPT_PERTURB},
+        {"print-model", no_argument, NULL, OPT_PRINT_MODEL},
         {"rate", required_argument, NULL, OPT_RATE},
         {"noise", required_argument, NULL, OPT_NOISE},
         {"q0", required_argument, NULL, OPT_Q0},
@@ -454,6 +459,9 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         case OPT_PAYLOAD:
             rc = parse_payload(optarg, o, err);
             break;
+        case OPT_PRINT_MODEL:
+            o->print_model = true;
+            break;
         case OPT_PERTURB:
             rc = parse_long(name, optarg, 0, 0x7fffffffL, &l, err);
             o->perturb_on = true;
@@ -478,7 +486,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         fprintf(err, "armsim: -c CONFIG is required (see --help)\n");
         return -1;
     }
-    if (!o->link_path) {
+    if (!o->link_path && !o->print_model) {
         fprintf(err, "armsim: --link PATH is required (see --help)\n");
         return -1;
     }

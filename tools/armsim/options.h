@@ -42,6 +42,7 @@ typedef struct {
     double mass_scale;         /* link masses and inertias x K */
     bool perturb_on;           /* --perturb: every link's parameters changed ... */
     uint64_t perturb_seed;     /* ... reproducibly from this seed (perturb.h) */
+    bool print_model;          /* --print-model: print the arm simulated as INI keys, exit */
     bool payload_on;           /* --payload: a point mass held by the tool */
     double payload[4];         /* its mass [kg] and position in the tool frame [m] */
     double friction_smoothing; /* [rad/s], 0 = automatic */

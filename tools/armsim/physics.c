@@ -155,6 +155,26 @@ static void effective_inertia(physics *p, const double *q, double *ieff)
     }
 }
 
+/* --print-model: the [joint NAME] dynamics keys of the arm simulated (after --model,
+ * --mass-scale, --perturb) as an INI drop-in, full precision, and its payload as a comment. */
+static void print_model(const armd_config *cfg, const dyn_model_desc *d, FILE *out)
+{
+    fprintf(out, "# armsim --print-model: the arm armsim simulates (%s)\n", cfg->name);
+    if (d->payload.mass > 0)
+        fprintf(out, "# payload: %.17g kg at %.17g %.17g %.17g m (tool frame)\n", d->payload.mass,
+                d->payload.com[0], d->payload.com[1], d->payload.com[2]);
+    for (int j = 0; j < d->n; j++) {
+        const dyn_joint_desc *jd = &d->joint[j];
+        fprintf(out, "\n[joint %s]\nmass = %.17g\ncom = %.17g %.17g %.17g\n", cfg->joint[j].name,
+                jd->mass, jd->com[0], jd->com[1], jd->com[2]);
+        fprintf(out, "inertia = %.17g %.17g %.17g %.17g %.17g %.17g\n", jd->inertia[0],
+                jd->inertia[1], jd->inertia[2], jd->inertia[3], jd->inertia[4], jd->inertia[5]);
+        fprintf(out, "armature = %.17g\nviscous = %.17g\ncoulomb = %.17g %.17g\n", jd->armature,
+                jd->viscous, jd->coulomb_pos, jd->coulomb_neg);
+    }
+    fflush(out);
+}
+
 physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_log *truth,
                         char *err, size_t errlen)
 {
@@ -188,13 +208,14 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
     }
-    if (o->perturb_on) perturb_desc(&desc, o->perturb_seed, stdout);
+    if (o->perturb_on) perturb_desc(&desc, o->perturb_seed, o->print_model ? stderr : stdout);
     if (o->payload_on) {
         memset(&desc.payload, 0, sizeof desc.payload);
         desc.payload.mass = o->payload[0];
         for (int i = 0; i < 3; i++) desc.payload.com[i] = o->payload[i + 1];
     }
     if (o->no_gravity) desc.gravity[0] = desc.gravity[1] = desc.gravity[2] = 0.0;
+    if (o->print_model) print_model(cfg, &desc, stdout);
 
     physics *p = calloc(1, sizeof *p);
     if (!p) {

@@ -1,0 +1,588 @@
+/*
+ * ident_fit.c — base parameters, weighted least squares and the physically consistent full
+ * parameters of an arm from measured torques (see ident_fit.h).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/armctl/ident_fit.h"
+
+#define RANDOM_STATES   200  /* states of the structural (random-sample) regressor */
+#define RANK_TOL        1e-7 /* |R_kk| / |R_00| below this: a dependent column */
+#define PRIOR_WEIGHT    1e-6 /* of the data's largest (scaled) curvature: the prior's pull */
+#define PROJECTED_STEPS 3000 /* projected gradient steps towards consistent parameters */
+
+enum { P_M = 0, P_H = 1, P_I = 4, P_ARM = 10, P_VISC = 11, P_CPOS = 12, P_CNEG = 13 };
+
+struct ident_fit {
+    dyn_model *m;
+    dyn_data *d;
+    int n, P;
+    double v_min;                           /* slower joints give no equation [rad/s|m/s] */
+    double pi0[DYN_MAX_DOF * DYN_PARAMS];   /* the configuration's parameters (prior) */
+    double scale[DYN_MAX_DOF * DYN_PARAMS]; /* per parameter, for the prior's metric */
+    /* the structure: base columns perm[0..r), beta (r x (P - r), row-major) with
+     * W[:, perm[r + c]] = sum_k W[:, perm[k]] beta[k][c] */
+    int r, perm[DYN_MAX_DOF * DYN_PARAMS];
+    double *beta;
+    /* per joint normal equations over all P columns: A[j] (P x P), v[j] (P), bb, count */
+    double *A, *v, bb[DYN_MAX_DOF], tt[DYN_MAX_DOF];
+    long count[DYN_MAX_DOF];
+    double *Y; /* n x P scratch */
+};
+
+double ident_uniform(unsigned long long *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Householder QR with column pivoting of W (rows x cols, column-major, destroyed): perm the
+ * column order chosen (largest remaining norm first), R (cols x cols, row-major, upper) the
+ * triangle. Returns the rank at tolerance tol relative to |R_00|. */
+static int qr_pivot(double *W, int rows, int cols, int *perm, double *R, double tol)
+{
+    for (int c = 0; c < cols; c++) perm[c] = c;
+    memset(R, 0, sizeof(double) * (size_t)cols * (size_t)cols);
+    int steps = rows < cols ? rows : cols, rank = 0;
+    double r00 = 0;
+    for (int k = 0; k < steps; k++) {
+        int best = k;
+        double best_norm = -1;
+        for (int c = k; c < cols; c++) {
+            double s = 0;
+            for (int i = k; i < rows; i++) s += W[(size_t)c * rows + i] * W[(size_t)c * rows + i];
+            if (s > best_norm) {
+                best_norm = s;
+                best = c;
+            }
+        }
+        if (best != k) {
+            for (int i = 0; i < rows; i++) {
+                double t = W[(size_t)k * rows + i];
+                W[(size_t)k * rows + i] = W[(size_t)best * rows + i];
+                W[(size_t)best * rows + i] = t;
+            }
+            int t = perm[k];
+            perm[k] = perm[best];
+            perm[best] = t;
+            for (int i = 0; i < k; i++) {
+                double x = R[i * cols + k];
+                R[i * cols + k] = R[i * cols + best];
+                R[i * cols + best] = x;
+            }
+        }
+        double *x = W + (size_t)k * rows, alpha = sqrt(best_norm);
+        if (x[k] > 0) alpha = -alpha;
+        if (k == 0) r00 = fabs(alpha);
+        if (!(fabs(alpha) > tol * r00) || alpha == 0) break;
+        rank++;
+        x[k] -= alpha; /* v = x - alpha e_k, H = I - 2 v v^T / v^T v */
+        double vv = 0;
+        for (int i = k; i < rows; i++) vv += x[i] * x[i];
+        R[k * cols + k] = alpha;
+        for (int c = k + 1; c < cols; c++) {
+            double *y = W + (size_t)c * rows, s = 0;
+            for (int i = k; i < rows; i++) s += x[i] * y[i];
+            s *= 2 / vv;
+            for (int i = k; i < rows; i++) y[i] -= s * x[i];
+            R[k * cols + c] = y[k];
+        }
+    }
+    return rank;
+}
+
+/* Upper triangular solve U x = b in place (U r x r, row stride ld). */
+static void back_substitute(const double *U, int r, int ld, double *b)
+{
+    for (int i = r - 1; i >= 0; i--) {
+        double s = b[i];
+        for (int k = i + 1; k < r; k++) s -= U[i * ld + k] * b[k];
+        b[i] = s / U[i * ld + i];
+    }
+}
+
+/* Random states (joint angles over a turn, velocities and accelerations of order one) stacked
+ * into the regressor, each column scaled to unit norm; the QR with pivoting gives the base
+ * columns and beta (unscaled). */
+static int find_structure(ident_fit *f)
+{
+    int n = f->n, P = f->P, rows = RANDOM_STATES * n;
+    double *W = malloc(sizeof(double) * (size_t)rows * (size_t)P);
+    double *R = malloc(sizeof(double) * (size_t)P * (size_t)P);
+    double *s = calloc((size_t)P, sizeof(double));
+    f->beta = malloc(sizeof(double) * (size_t)P * (size_t)P);
+    if (!W || !R || !s || !f->beta) {
+        free(W);
+        free(R);
+        free(s);
+        return -1;
+    }
+    unsigned long long seed = 0x2545f4914f6cdd1dull;
+    for (int t = 0; t < RANDOM_STATES; t++) {
+        double q[DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF];
+        for (int j = 0; j < n; j++) {
+            bool rev = dyn_model_joint_type(f->m, j) == DYN_REVOLUTE;
+            q[j] = (2 * ident_uniform(&seed) - 1) * (rev ? M_PI : 0.5);
+            qd[j] = 2 * ident_uniform(&seed) - 1;
+            qdd[j] = 2 * ident_uniform(&seed) - 1;
+        }
+        dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, NULL);
+        for (int j = 0; j < n; j++)
+            for (int c = 0; c < P; c++) W[(size_t)c * rows + t * n + j] = f->Y[j * P + c];
+    }
+    for (int c = 0; c < P; c++) {
+        for (int i = 0; i < rows; i++) s[c] += W[(size_t)c * rows + i] * W[(size_t)c * rows + i];
+        s[c] = s[c] > 0 ? sqrt(s[c]) : 1;
+        for (int i = 0; i < rows; i++) W[(size_t)c * rows + i] /= s[c];
+    }
+    int r = qr_pivot(W, rows, P, f->perm, R, RANK_TOL);
+    f->r = r;
+    /* beta~ = R11^-1 R12 (scaled), then beta = S1^-1 beta~ S2 */
+    for (int c = 0; c < P - r; c++) {
+        double col[DYN_MAX_DOF * DYN_PARAMS];
+        for (int k = 0; k < r; k++) col[k] = R[k * P + r + c];
+        back_substitute(R, r, P, col);
+        for (int k = 0; k < r; k++)
+            f->beta[k * (P - r) + c] = col[k] * s[f->perm[r + c]] / s[f->perm[k]];
+    }
+    free(W);
+    free(R);
+    free(s);
+    return 0;
+}
+
+/* The prior's metric: each parameter's scale, its configured size or a tenth of the mean of its
+ * kind over the joints (a massless link still gets a scale), never zero. */
+static void prior_scales(ident_fit *f)
+{
+    for (int k = 0; k < DYN_PARAMS; k++) {
+        double mean = 0;
+        for (int j = 0; j < f->n; j++) mean += fabs(f->pi0[j * DYN_PARAMS + k]);
+        mean /= f->n;
+        for (int j = 0; j < f->n; j++) {
+            double a = fabs(f->pi0[j * DYN_PARAMS + k]);
+            f->scale[j * DYN_PARAMS + k] = fmax(fmax(a, 0.1 * mean), 1e-6);
+        }
+    }
+}
+
+ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min)
+{
+    ident_fit *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->v_min = v_min;
+    f->n = desc->n;
+    f->P = DYN_PARAMS * desc->n;
+    f->m = dyn_model_create(desc, NULL, NULL);
+    f->d = f->m ? dyn_data_create(f->m) : NULL;
+    size_t P = (size_t)f->P, n = (size_t)f->n;
+    f->A = calloc(n * P * P, sizeof(double));
+    f->v = calloc(n * P, sizeof(double));
+    f->Y = calloc(n * P, sizeof(double));
+    if (!f->d || !f->A || !f->v || !f->Y) {
+        ident_fit_free(f);
+        return NULL;
+    }
+    dyn_params_from_desc(desc, f->pi0);
+    prior_scales(f);
+    if (find_structure(f) != 0) {
+        ident_fit_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void ident_fit_free(ident_fit *f)
+{
+    if (!f) return;
+    dyn_data_free(f->d);
+    dyn_model_free(f->m);
+    free(f->A);
+    free(f->v);
+    free(f->Y);
+    free(f->beta);
+    free(f);
+}
+
+int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
+                  const double *tau)
+{
+    int n = f->n, P = f->P;
+    for (int j = 0; j < n; j++)
+        if (!(isfinite(q[j]) && isfinite(qd[j]) && isfinite(qdd[j]) && isfinite(tau[j]))) return -1;
+    double known[DYN_MAX_DOF];
+    dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, known);
+    for (int j = 0; j < n; j++) {
+        if (!(fabs(qd[j]) >= f->v_min)) continue;
+        const double *y = f->Y + (size_t)j * P;
+        double b = tau[j] - known[j];
+        double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
+        for (int c1 = 0; c1 < P; c1++) {
+            if (y[c1] == 0) continue;
+            for (int c2 = c1; c2 < P; c2++) A[c1 * P + c2] += y[c1] * y[c2];
+            v[c1] += y[c1] * b;
+        }
+        f->bb[j] += b * b;
+        f->tt[j] += tau[j] * tau[j];
+        f->count[j]++;
+    }
+    return 0;
+}
+
+/* The base normal equations (r x r, r) with joint weights w: N = sum_j w_j A_j[perm, perm]. */
+static void base_normal(const ident_fit *f, const double *w, double *N, double *rhs)
+{
+    int r = f->r, P = f->P;
+    memset(N, 0, sizeof(double) * (size_t)r * (size_t)r);
+    memset(rhs, 0, sizeof(double) * (size_t)r);
+    for (int j = 0; j < f->n; j++) {
+        const double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
+        for (int a = 0; a < r; a++) {
+            int pa = f->perm[a];
+            rhs[a] += w[j] * v[pa];
+            for (int b = 0; b < r; b++) {
+                int pb = f->perm[b], lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
+                N[a * r + b] += w[j] * A[lo * P + hi];
+            }
+        }
+    }
+}
+
+/* Solves N x = rhs (r x r symmetric) in column-scaled form by eigen-decomposition: x, the inverse
+ * (cov, r x r) and the condition number of the scaled matrix (of the regressor: its root).
+ * -1 when singular. */
+static int solve_sym(int r, const double *N, const double *rhs, double *x, double *cov,
+                     double *cond)
+{
+    double *a = malloc(sizeof(double) * (size_t)r * (size_t)r * 2), *v = a + (size_t)r * r;
+    double s[DYN_MAX_DOF * DYN_PARAMS], ev[DYN_MAX_DOF * DYN_PARAMS];
+    if (!a) return -1;
+    for (int i = 0; i < r; i++) s[i] = N[i * r + i] > 0 ? sqrt(N[i * r + i]) : 1;
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < r; k++) a[i * r + k] = N[i * r + k] / (s[i] * s[k]);
+    dyn_sym_eigen(r, a, ev, v);
+    double lmax = 0, lmin = INFINITY;
+    for (int i = 0; i < r; i++) {
+        lmax = fmax(lmax, ev[i]);
+        lmin = fmin(lmin, ev[i]);
+    }
+    *cond = lmin > 0 ? sqrt(lmax / lmin) : INFINITY;
+    if (!(lmin > 0)) {
+        free(a);
+        return -1;
+    }
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < r; k++) {
+            double t = 0;
+            for (int e = 0; e < r; e++) t += v[i * r + e] * v[k * r + e] / ev[e];
+            cov[i * r + k] = t / (s[i] * s[k]);
+        }
+    for (int i = 0; i < r; i++) {
+        double t = 0;
+        for (int k = 0; k < r; k++) t += cov[i * r + k] * rhs[k];
+        x[i] = t;
+    }
+    free(a);
+    return 0;
+}
+
+/* Each joint's residual sum of squares at the base parameters x. */
+static void joint_rss(const ident_fit *f, const double *x, double *rss)
+{
+    int r = f->r, P = f->P;
+    for (int j = 0; j < f->n; j++) {
+        const double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
+        double e = f->bb[j];
+        for (int a = 0; a < r; a++) {
+            int pa = f->perm[a];
+            e -= 2 * x[a] * v[pa];
+            for (int b = 0; b < r; b++) {
+                int pb = f->perm[b], lo = pa < pb ? pa : pb, hi = pa < pb ? pb : pa;
+                e += x[a] * A[lo * P + hi] * x[b];
+            }
+        }
+        rss[j] = fmax(e, 0);
+    }
+}
+
+/* theta_b = pi_1 + beta pi_2 of the full parameters pi. */
+static void base_of(const ident_fit *f, const double *pi, double *theta)
+{
+    int r = f->r, P = f->P;
+    for (int k = 0; k < r; k++) {
+        double t = pi[f->perm[k]];
+        for (int c = 0; c < P - r; c++) t += f->beta[k * (P - r) + c] * pi[f->perm[r + c]];
+        theta[k] = t;
+    }
+}
+
+/* Moves joint j's parameters onto physically consistent ones: mass at least a thousandth of the
+ * prior's (or 1 g), the inertia about the COM with principal moments >= 0 and each at most the
+ * sum of the other two, armature and viscous >= 0, coulomb_pos >= 0 >= coulomb_neg. Returns
+ * whether anything changed beyond rounding. */
+static int project_joint(const ident_fit *f, int j, double *p)
+{
+    double before[DYN_PARAMS];
+    memcpy(before, p, sizeof before);
+    double m_min = fmax(1e-3 * fabs(f->pi0[j * DYN_PARAMS + P_M]), 1e-3);
+    if (!(p[P_M] >= m_min)) {
+        double c[3];
+        for (int k = 0; k < 3; k++) c[k] = p[P_M] > 0 ? p[P_H + k] / p[P_M] : 0;
+        p[P_M] = m_min;
+        for (int k = 0; k < 3; k++) p[P_H + k] = m_min * c[k];
+    }
+    dyn_model_desc one;
+    memset(&one, 0, sizeof one);
+    one.n = 1;
+    dyn_params_to_desc(p, &one);
+    double w[3], R[9], *Ic = one.joint[0].inertia;
+    dyn_inertia_principal(Ic, w, R);
+    for (int k = 0; k < 3; k++) w[k] = fmax(w[k], 0);
+    if (w[2] > w[0] + w[1]) { /* the triangle: share the excess */
+        double ex = (w[2] - w[0] - w[1]) / 3;
+        w[2] -= ex;
+        w[0] += ex;
+        w[1] += ex;
+    }
+    double full[9];
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            full[a * 3 + b] = R[a * 3] * w[0] * R[b * 3] + R[a * 3 + 1] * w[1] * R[b * 3 + 1] +
+                              R[a * 3 + 2] * w[2] * R[b * 3 + 2];
+    Ic[0] = full[0];
+    Ic[1] = full[1];
+    Ic[2] = full[2];
+    Ic[3] = full[4];
+    Ic[4] = full[5];
+    Ic[5] = full[8];
+    one.joint[0].armature = fmax(one.joint[0].armature, 0);
+    one.joint[0].viscous = fmax(one.joint[0].viscous, 0);
+    one.joint[0].coulomb_pos = fmax(one.joint[0].coulomb_pos, 0);
+    one.joint[0].coulomb_neg = fmin(one.joint[0].coulomb_neg, 0);
+    dyn_params_from_desc(&one, p);
+    int changed = 0;
+    for (int k = 0; k < DYN_PARAMS; k++)
+        changed |= fabs(p[k] - before[k]) > 1e-9 * f->scale[j * DYN_PARAMS + k];
+    return changed;
+}
+
+/* The data's normal equations over all P parameters in the prior's scaled coordinates
+ * (pi = scale * u): H = S (sum_j w_j A_j) S, g = S sum_j w_j v_j. */
+static void scaled_normal(const ident_fit *f, const double *w, double *H, double *g)
+{
+    int P = f->P;
+    memset(H, 0, sizeof(double) * (size_t)P * (size_t)P);
+    memset(g, 0, sizeof(double) * (size_t)P);
+    for (int j = 0; j < f->n; j++) {
+        const double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
+        for (int a = 0; a < P; a++) {
+            g[a] += w[j] * v[a] * f->scale[a];
+            for (int b = a; b < P; b++) H[a * P + b] += w[j] * A[a * P + b];
+        }
+    }
+    for (int a = 0; a < P; a++)
+        for (int b = a; b < P; b++) {
+            H[a * P + b] *= f->scale[a] * f->scale[b];
+            H[b * P + a] = H[a * P + b];
+        }
+}
+
+/* The largest eigenvalue of the symmetric P x P matrix H (power iteration). */
+static double largest_eigenvalue(const double *H, int P)
+{
+    double x[DYN_MAX_DOF * DYN_PARAMS], y[DYN_MAX_DOF * DYN_PARAMS], lambda = 0;
+    for (int a = 0; a < P; a++) x[a] = 1 / sqrt(P);
+    for (int it = 0; it < 200; it++) {
+        double norm = 0;
+        for (int a = 0; a < P; a++) {
+            double t = 0;
+            for (int b = 0; b < P; b++) t += H[a * P + b] * x[b];
+            y[a] = t;
+            norm += t * t;
+        }
+        norm = sqrt(norm);
+        if (!(norm > 0)) return 0;
+        lambda = norm;
+        for (int a = 0; a < P; a++) x[a] = y[a] / norm;
+    }
+    return lambda;
+}
+
+/* The full parameters: minimise sum_j w_j |W_j pi - b_j|^2 + mu |u - u0|^2 (u = pi / scale, u0
+ * the prior's) over physically consistent pi, mu = PRIOR_WEIGHT x the data's largest curvature:
+ * the unconstrained minimum, then projected gradient steps (step 1 / L) with each joint moved
+ * onto consistent parameters after every step. *projected counts the joints the first
+ * projection changed. */
+static int full_parameters(const ident_fit *f, const double *w, double *pi, double *pi_free,
+                           int *projected)
+{
+    int P = f->P, n = f->n;
+    double *H = malloc(sizeof(double) * (size_t)P * (size_t)P * 2), *cov = H + (size_t)P * P;
+    if (!H) return -1;
+    double g[DYN_MAX_DOF * DYN_PARAMS], u[DYN_MAX_DOF * DYN_PARAMS], u0[DYN_MAX_DOF * DYN_PARAMS],
+        rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, cond;
+    scaled_normal(f, w, H, g);
+    double L = largest_eigenvalue(H, P), mu = PRIOR_WEIGHT * L;
+    for (int a = 0; a < P; a++) {
+        u0[a] = f->pi0[a] / f->scale[a];
+        H[a * P + a] += mu;
+        rhs[a] = g[a] + mu * u0[a];
+    }
+    L += mu;
+    if (solve_sym(P, H, rhs, u, cov, &cond) != 0) memcpy(u, u0, sizeof u);
+    for (int a = 0; a < P; a++) pi_free[a] = u[a] * f->scale[a];
+    *projected = 0;
+    for (int step = 0; step <= PROJECTED_STEPS; step++) {
+        if (step > 0) {
+            double grad[DYN_MAX_DOF * DYN_PARAMS];
+            for (int a = 0; a < P; a++) {
+                double t = -rhs[a];
+                for (int b = 0; b < P; b++) t += H[a * P + b] * u[b];
+                grad[a] = t;
+            }
+            for (int a = 0; a < P; a++) u[a] -= grad[a] / L;
+        }
+        for (int a = 0; a < P; a++) pi[a] = u[a] * f->scale[a];
+        int changed = 0;
+        for (int j = 0; j < n; j++) {
+            int c = project_joint(f, j, pi + j * DYN_PARAMS);
+            changed += c;
+            if (step == 0) *projected += c;
+        }
+        if (!changed && step > 0) break;
+        for (int a = 0; a < P; a++) u[a] = pi[a] / f->scale[a];
+    }
+    free(H);
+    return 0;
+}
+
+int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len)
+{
+    int n = f->n, r = f->r, P = f->P;
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->P = P;
+    out->r = r;
+    memcpy(out->perm, f->perm, sizeof(int) * (size_t)P);
+    long rows = 0;
+    for (int j = 0; j < n; j++) rows += f->count[j];
+    out->rows = rows;
+    if (rows <= 3 * r) {
+        snprintf(why, why_len, "%ld equations for %d base parameters: record a longer motion", rows,
+                 r);
+        return -1;
+    }
+    double *N = calloc((size_t)r * (size_t)r * 2, sizeof(double)), *cov = N + (size_t)r * r;
+    if (!N) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    double rhs[DYN_MAX_DOF * DYN_PARAMS], x[DYN_MAX_DOF * DYN_PARAMS], w[DYN_MAX_DOF],
+        rss[DYN_MAX_DOF], cond;
+    for (int j = 0; j < n; j++) w[j] = 1;
+    /* ordinary least squares, then each joint weighted by its residual variance */
+    for (int pass = 0; pass < 2; pass++) {
+        base_normal(f, w, N, rhs);
+        if (solve_sym(r, N, rhs, x, cov, &cond) != 0) {
+            snprintf(why, why_len,
+                     "the motion does not show all %d base parameters (singular regressor): "
+                     "excite every joint",
+                     r);
+            free(N);
+            return -1;
+        }
+        joint_rss(f, x, rss);
+        for (int j = 0; j < n; j++) {
+            double var = f->count[j] > 0 ? rss[j] / (double)f->count[j] : 0;
+            w[j] = 1 / fmax(var, 1e-12);
+        }
+    }
+    out->cond = cond;
+    double wrss = 0;
+    for (int j = 0; j < n; j++) wrss += w[j] * rss[j];
+    double s2 = wrss / (double)(rows - r); /* ~1 with the weights; kept for honesty */
+    for (int k = 0; k < r; k++) {
+        out->theta[k] = x[k];
+        out->sd[k] = sqrt(fmax(s2 * cov[k * r + k], 0));
+    }
+    double all_rss = 0, all_tt = 0;
+    for (int j = 0; j < n; j++) {
+        out->sigma[j] = f->count[j] ? sqrt(rss[j] / (double)f->count[j]) : 0;
+        all_rss += rss[j];
+        all_tt += f->tt[j];
+    }
+    out->fit_rms = sqrt(all_rss / (double)rows);
+    out->tau_rms = sqrt(all_tt / (double)rows);
+    free(N);
+    /* the full parameters: the weighted least squares over all of them, held to the prior
+     * where the data say little, then projected gradient steps onto physically consistent ones */
+    double pi[DYN_MAX_DOF * DYN_PARAMS];
+    if (full_parameters(f, w, pi, out->pi_free, &out->projected) != 0) {
+        snprintf(why, why_len, "out of memory");
+        return -1;
+    }
+    memcpy(out->pi, pi, sizeof(double) * (size_t)P);
+    return 0;
+}
+
+double ident_v_min(const ident_fit *f)
+{
+    return f->v_min;
+}
+
+void ident_base_of(const ident_fit *f, const double *pi, double *theta)
+{
+    base_of(f, pi, theta);
+}
+
+void ident_predict(ident_fit *f, const double *pi, const double *q, const double *qd,
+                   const double *qdd, double *tau)
+{
+    double known[DYN_MAX_DOF];
+    dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, known);
+    for (int j = 0; j < f->n; j++) {
+        double t = known[j];
+        for (int c = 0; c < f->P; c++) t += f->Y[(size_t)j * f->P + c] * pi[c];
+        tau[j] = t;
+    }
+}
+
+void ident_param_name(int k, const char *const *names, char *buf, size_t len)
+{
+    static const char *const what[DYN_PARAMS] = {
+        "m",   "hx",  "hy",  "hz",       "ixx",     "ixy",         "ixz",
+        "iyy", "iyz", "izz", "armature", "viscous", "coulomb_pos", "coulomb_neg"};
+    int j = k / DYN_PARAMS;
+    if (names)
+        snprintf(buf, len, "%s.%s", names[j], what[k % DYN_PARAMS]);
+    else
+        snprintf(buf, len, "j%d.%s", j + 1, what[k % DYN_PARAMS]);
+}
+
+double ident_condition(ident_fit *f, int m, const double *q, const double *qd, const double *qdd)
+{
+    int n = f->n, P = f->P, r = f->r;
+    double *N = calloc((size_t)r * (size_t)r * 2, sizeof(double)), *cov = N + (size_t)r * r;
+    if (!N) return INFINITY;
+    for (int t = 0; t < m; t++) {
+        dyn_regressor(f->m, f->d, q + t * n, qd + t * n, qdd + t * n, f->Y, NULL);
+        for (int j = 0; j < n; j++) {
+            const double *y = f->Y + (size_t)j * P;
+            for (int a = 0; a < r; a++) {
+                double ya = y[f->perm[a]];
+                if (ya == 0) continue;
+                for (int b = 0; b < r; b++) N[a * r + b] += ya * y[f->perm[b]];
+            }
+        }
+    }
+    double rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, x[DYN_MAX_DOF * DYN_PARAMS], cond;
+    if (solve_sym(r, N, rhs, x, cov, &cond) != 0) cond = INFINITY;
+    free(N);
+    return cond;
+}

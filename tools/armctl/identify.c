@@ -1,0 +1,665 @@
+/*
+ * identify.c — `armctl identify`: drives the holding arm through an excitation motion, fits the
+ * arm's dynamic parameters to the torques armd applied, checks the fit on a second motion and
+ * writes an INI fragment, a report and a plot (README "Identifying your arm's model").
+ *
+ * 1. The configuration armd runs (info.config, or --config) gives the model: the prior, the
+ *    limits and the structure of the regressor.
+ * 2. Two Fourier excitations around the present pose (ident_excite.h): the identification one,
+ *    run --periods times, and a validation one with another seed, run once. Each period is one
+ *    trajectory (20 points a second with q, qd, qdd), the later ones appended; it starts and ends
+ *    at rest at the present pose.
+ * 3. Telemetry at the loop rate (q, qd, tau) of each run, from its request to its last
+ *    trajectory_done "done" + 0.2 s; any fault, collision, state change or other end stops it.
+ * 4. Per stretch of consecutive ticks, q, qd and tau are low-passed forwards and backwards
+ *    (--cutoff, zero phase) and qdd is the central difference of qd (ident_signal.h); the
+ *    stretch's first and last 0.1 s are left out. Every 4th sample feeds the fit (ident_fit.h).
+ * 5. Validation: the torque the identified parameters predict on the validation motion against
+ *    the measured one (RMS error per joint, and over all joints in % of the torque's RMS), next to
+ *    the configured model's.
+ *
+ * Units: SI, joint side (rad, m, N m, N, kg); times in armd's clock [s].
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config/config.h"
+#include "tools/armctl/armctl.h"
+#include "tools/armctl/ident_excite.h"
+#include "tools/armctl/ident_fit.h"
+#include "tools/armctl/ident_signal.h"
+
+#define ID_PREFIX     "armctl: identify: "
+#define ID_POINT_HZ   20.0 /* trajectory points per second */
+#define ID_TAIL_S     0.2  /* s of samples after the last trajectory_done "done" */
+#define ID_EDGE_S     0.1  /* s left out at each end of a stretch (the filter's start) */
+#define ID_DECIMATE   4    /* every 4th sample into the fit */
+#define ID_PLOT_DECIM 10   /* every 10th validation sample into the plot's data */
+#define ID_TIMEOUT_S  10.0 /* s past the motion's duration without its end */
+#define ID_V_MIN      0.02 /* [rad/s|m/s] at least: slower joints give no equation */
+
+/* The command line. */
+typedef struct {
+    const char *config, *out, *report;
+    double period, swing, cutoff;
+    int periods, harmonics, candidates;
+    unsigned long long seed;
+} id_options;
+
+/* One recorded run: the samples (t, q, qd, tau per joint) and how it ended. */
+typedef struct {
+    int n;
+    long len, cap;
+    long long *tick;
+    double *t, *mono;     /* armd's control time; CLOCK_MONOTONIC [s] */
+    double *q, *qd, *tau; /* len x n, row per sample */
+    json_int_t first_id, last_id;
+    double t_from, t_end, duration;
+    bool closed;
+    char failure[400];
+} id_rec;
+
+static void rec_fail(id_rec *r, const char *fmt, ...)
+{
+    if (r->failure[0]) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->failure, sizeof r->failure, fmt, ap);
+    va_end(ap);
+}
+
+static void rec_free(id_rec *r)
+{
+    free(r->tick);
+    free(r->t);
+    free(r->mono);
+    free(r->q);
+    free(r->qd);
+    free(r->tau);
+    memset(r, 0, sizeof *r);
+}
+
+/* Appends a telemetry sample; false when memory is short. */
+static bool rec_push(id_rec *r, json_t *p)
+{
+    if (r->len == r->cap) {
+        long cap = r->cap ? 2 * r->cap : 16384;
+        size_t nd = sizeof(double) * (size_t)cap * (size_t)r->n;
+        long long *tick = realloc(r->tick, sizeof(long long) * (size_t)cap);
+        if (tick) r->tick = tick;
+        double *t = realloc(r->t, sizeof(double) * (size_t)cap);
+        if (t) r->t = t;
+        double *mono = realloc(r->mono, sizeof(double) * (size_t)cap);
+        if (mono) r->mono = mono;
+        double *q = realloc(r->q, nd);
+        if (q) r->q = q;
+        double *qd = realloc(r->qd, nd);
+        if (qd) r->qd = qd;
+        double *tau = realloc(r->tau, nd);
+        if (tau) r->tau = tau;
+        if (!tick || !t || !mono || !q || !qd || !tau) return false;
+        r->cap = cap;
+    }
+    long i = r->len++;
+    r->tick[i] = json_integer_value(json_object_get(p, "tick"));
+    r->t[i] = num(json_object_get(p, "time"));
+    r->mono[i] = num(json_object_get(p, "mono"));
+    for (int j = 0; j < r->n; j++) {
+        r->q[i * r->n + j] = vec_at(p, "q", j);
+        r->qd[i * r->n + j] = vec_at(p, "qd", j);
+        r->tau[i * r->n + j] = vec_at(p, "tau", j);
+    }
+    return true;
+}
+
+/* stream() callback: samples of the run's window, its end, and anything that stops it. */
+static bool id_message(json_t *m, const char *method, void *ctx)
+{
+    id_rec *r = ctx;
+    json_t *p = json_object_get(m, "params");
+    if (!method) return true;
+    if (strcmp(method, "telemetry") == 0) {
+        double t = num(json_object_get(p, "time"));
+        if (!(t > r->t_from)) return true;
+        if (t > r->t_end) {
+            r->closed = true;
+            return false;
+        }
+        if (t > r->t_from + r->duration + ID_TIMEOUT_S) {
+            rec_fail(r, "the motion did not end within %.0f s of its duration", ID_TIMEOUT_S);
+            return false;
+        }
+        if (!rec_push(r, p)) rec_fail(r, "out of memory after %ld samples", r->len);
+    } else if (strcmp(method, "trajectory_done") == 0) {
+        json_int_t id = json_integer_value(json_object_get(p, "id"));
+        const char *result = json_string_value(json_object_get(p, "result"));
+        if (id < r->first_id || id > r->last_id) return true;
+        /* the goal check after the end: the motion itself ran; an arm whose model is off
+         * (what identification is for) may settle slower than the goal tolerance allows */
+        bool settled_late = result && id == r->last_id && strstr(result, "from the goal");
+        if (settled_late) fprintf(stderr, ID_PREFIX "note: %s\n", result);
+        if (!result || (strcmp(result, "done") != 0 && !settled_late))
+            rec_fail(r, "the excitation trajectory ended \"%s\"", result ? result : "?");
+        else if (id == r->last_id)
+            r->t_end = num(json_object_get(p, "time")) + ID_TAIL_S;
+    } else if (strcmp(method, "fault") == 0) {
+        const char *reason = json_string_value(json_object_get(p, "reason"));
+        rec_fail(r, "fault: %s", reason ? reason : "?");
+    } else if (strcmp(method, "collision") == 0) {
+        const char *joint = json_string_value(json_object_get(p, "joint"));
+        rec_fail(r, "collision detected on joint %s", joint ? joint : "?");
+    } else if (strcmp(method, "state") == 0) {
+        const char *state = json_string_value(json_object_get(p, "state"));
+        if (!state || (strcmp(state, "holding") != 0 && strcmp(state, "moving") != 0))
+            rec_fail(r, "the arm went %s", state ? state : "?");
+    }
+    return !r->failure[0];
+}
+
+/* One period of e as trajectory points (t in (0, T], q, qd, qdd). */
+static json_t *period_points(const ident_excitation *e)
+{
+    json_t *pts = json_array();
+    int count = (int)lround(e->period * ID_POINT_HZ);
+    for (int k = 1; k <= count; k++) {
+        double t = e->period * k / count, q[DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF];
+        ident_excitation_eval(e, t, q, qd, qdd);
+        if (k == count) /* exactly at rest at the start pose */
+            for (int j = 0; j < e->n; j++) {
+                q[j] = e->q0[j];
+                qd[j] = qdd[j] = 0;
+            }
+        json_t *qa = json_array(), *qda = json_array(), *qdda = json_array();
+        for (int j = 0; j < e->n; j++) {
+            json_array_append_new(qa, json_real(q[j]));
+            json_array_append_new(qda, json_real(qd[j]));
+            json_array_append_new(qdda, json_real(qdd[j]));
+        }
+        json_array_append_new(
+            pts, json_pack("{s:f, s:o, s:o, s:o}", "t", t, "q", qa, "qd", qda, "qdd", qdda));
+    }
+    return pts;
+}
+
+/* Runs e periods times and records it into r: 0, or 1 (reported; a motion armd would go on
+ * running is cancelled). */
+static int run_motion(armctl_conn *c, const ident_excitation *e, int periods, const char *what,
+                      id_rec *r)
+{
+    json_t *st = call(c, "status", NULL);
+    if (!st) return 1;
+    r->t_from = num(json_object_get(st, "time"));
+    json_decref(st);
+    r->t_end = INFINITY;
+    r->duration = e->period * periods;
+    json_t *pts = period_points(e);
+    for (int p = 0; p < periods; p++) {
+        json_t *res =
+            call(c, "trajectory",
+                 json_pack("{s:O, s:s}", "points", pts, "mode", p ? "append" : "replace"));
+        if (!res) {
+            json_decref(pts);
+            if (p) json_decref(call(c, "cancel", NULL));
+            return 1;
+        }
+        json_int_t id = json_integer_value(json_object_get(res, "id"));
+        if (p == 0) r->first_id = id;
+        r->last_id = id;
+        json_decref(res);
+    }
+    json_decref(pts);
+    fprintf(stderr, ID_PREFIX "%s motion: %.0f s (%d x %.3g s)\n", what, r->duration, periods,
+            e->period);
+    if (stream(c, id_message, r) != 0) return 1;
+    if (r->closed && !r->failure[0]) return 0;
+    if (interrupted) rec_fail(r, "interrupted");
+    fprintf(stderr, ID_PREFIX "%s motion: %s\n", what, r->failure);
+    json_t *x = call(c, "cancel", NULL);
+    json_decref(x);
+    return 1;
+}
+
+/* A run made ready for the fit: filtered q, qd, tau and qdd in place of the raw ones, and
+ * use[i] set for the samples away from every stretch's ends. */
+typedef struct {
+    double *qdd;
+    unsigned char *use;
+} id_ready;
+
+/* The recorded samples as they came (before filtering), appended to out: motion name, armd's
+ * time, CLOCK_MONOTONIC, then q, qd, tau per joint. */
+static void write_samples(FILE *out, const char *what, const id_rec *r)
+{
+    for (long i = 0; i < r->len; i++) {
+        fprintf(out, "%s,%.6f,%.6f", what, r->t[i], r->mono[i]);
+        for (int k = 0; k < 3; k++) {
+            const double *v = k == 0 ? r->q : k == 1 ? r->qd : r->tau;
+            for (int j = 0; j < r->n; j++) fprintf(out, ",%.9g", v[i * r->n + j]);
+        }
+        fputc('\n', out);
+    }
+}
+
+static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
+{
+    int n = r->n;
+    out->qdd = calloc((size_t)(r->len ? r->len : 1) * (size_t)n, sizeof(double));
+    out->use = calloc((size_t)(r->len ? r->len : 1), 1);
+    if (!out->qdd || !out->use) return -1;
+    long edge = (long)(ID_EDGE_S * rate);
+    for (long s = 0; s < r->len;) {
+        long e = s + 1;
+        while (e < r->len && r->tick[e] == r->tick[e - 1] + 1) e++;
+        long len = e - s;
+        if (len > 2 * edge + 10) {
+            for (int j = 0; j < n; j++) {
+                ident_lowpass(r->q + s * n + j, len, n, cutoff, rate);
+                ident_lowpass(r->qd + s * n + j, len, n, cutoff, rate);
+                ident_lowpass(r->tau + s * n + j, len, n, cutoff, rate);
+                ident_derivative(r->qd + s * n + j, len, n, rate, out->qdd + s * n + j);
+            }
+            for (long i = s + edge; i < e - edge; i++) out->use[i] = 1;
+        }
+        s = e;
+    }
+    return 0;
+}
+
+/* The validation figures: RMS error per joint and over all (in % of the torque's RMS) of the
+ * torques pi predicts. */
+typedef struct {
+    double rms[DYN_MAX_DOF], tau_rms[DYN_MAX_DOF], percent;
+    long samples;
+} id_validation;
+
+static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_ready *rd,
+                     id_validation *v)
+{
+    int n = r->n;
+    double se[DYN_MAX_DOF] = {0}, st[DYN_MAX_DOF] = {0}, all_e = 0, all_t = 0;
+    memset(v, 0, sizeof *v);
+    long rows[DYN_MAX_DOF] = {0};
+    for (long i = 0; i < r->len; i += ID_DECIMATE) {
+        if (!rd->use[i]) continue;
+        double pred[DYN_MAX_DOF];
+        ident_predict(f, pi, r->q + i * n, r->qd + i * n, rd->qdd + i * n, pred);
+        for (int j = 0; j < n; j++) {
+            if (!(fabs(r->qd[i * n + j]) >= ident_v_min(f))) continue; /* sticking: unknown */
+            double e = pred[j] - r->tau[i * n + j];
+            se[j] += e * e;
+            st[j] += r->tau[i * n + j] * r->tau[i * n + j];
+            rows[j]++;
+        }
+        v->samples++;
+    }
+    for (int j = 0; j < n; j++) {
+        v->rms[j] = rows[j] ? sqrt(se[j] / (double)rows[j]) : 0;
+        v->tau_rms[j] = rows[j] ? sqrt(st[j] / (double)rows[j]) : 0;
+        all_e += se[j];
+        all_t += st[j];
+    }
+    v->percent = all_t > 0 ? 100 * sqrt(all_e / all_t) : NAN;
+}
+
+/* The INI fragment: one [joint NAME] section per joint with the identified dynamics keys. */
+static int write_ini(const char *path, const armd_config *cfg, const double *pi,
+                     const id_validation *v, const id_validation *v0)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    dyn_model_desc d = cfg->model;
+    dyn_params_to_desc(pi, &d);
+    time_t now = time(NULL);
+    char stamp[40], dropins[CFG_PATH_MAX + 8];
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+    if (cfg_sibling_path(cfg->source, ".d", dropins, sizeof dropins) != 0)
+        snprintf(dropins, sizeof dropins, "the drop-in directory");
+    fprintf(f,
+            "# armctl identify, %s: the dynamics of %s identified from its own motion.\n"
+            "# Validation torque error %.2f %% of the torque RMS (the configured model: %.2f %%).\n"
+            "# Use it as a drop-in (%s/60-identified.ini), then armctl reload. Generated code\n"
+            "# (armgen) no longer fits: run armgen again and restart armd to have it back.\n",
+            stamp, cfg->name, v->percent, v0->percent, dropins);
+    for (int j = 0; j < d.n; j++) {
+        const dyn_joint_desc *jd = &d.joint[j];
+        fprintf(f, "\n[joint %s]\n", cfg->joint[j].name);
+        fprintf(f, "mass = %.9g\n", jd->mass);
+        fprintf(f, "com = %.9g %.9g %.9g\n", jd->com[0], jd->com[1], jd->com[2]);
+        fprintf(f, "inertia = %.9g %.9g %.9g %.9g %.9g %.9g\n", jd->inertia[0], jd->inertia[1],
+                jd->inertia[2], jd->inertia[3], jd->inertia[4], jd->inertia[5]);
+        fprintf(f, "armature = %.9g\n", jd->armature);
+        fprintf(f, "viscous = %.9g\n", jd->viscous);
+        fprintf(f, "coulomb = %.9g %.9g\n", jd->coulomb_pos, jd->coulomb_neg);
+    }
+    if (f != stdout && fclose(f) != 0) {
+        fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* The report: the motion, the base parameters with their standard deviations, the validation
+ * table. */
+static void write_report(FILE *f, const armd_config *cfg, const ident_result *res,
+                         const id_validation *v, const id_validation *v0, double cond,
+                         const id_options *o, double seconds)
+{
+    const char *names[DYN_MAX_DOF];
+    for (int j = 0; j < cfg->n_joints; j++) names[j] = cfg->joint[j].name;
+    fprintf(f,
+            "identification of %s: %d x %.3g s excitation (%d harmonics, swing %.3g), "
+            "%.1f s of motion recorded\n",
+            cfg->name, o->periods, o->period, o->harmonics, o->swing, seconds);
+    fprintf(f,
+            "regressor: %d standard parameters, %d base parameters, condition number %.3g "
+            "(design %.3g), %ld equations\n",
+            res->P, res->r, res->cond, cond, res->rows);
+    fprintf(f,
+            "fit: residual %.4g of torque RMS %.4g; joints the physical projection changed: "
+            "%d\n",
+            res->fit_rms, res->tau_rms, res->projected);
+    fprintf(f, "\nbase parameters (each the first named plus combinations of dependent ones):\n");
+    for (int k = 0; k < res->r; k++) {
+        char name[96];
+        ident_param_name(res->perm[k], names, name, sizeof name);
+        fprintf(f, "  %-22s %12.6g  sd %.3g\n", name, res->theta[k], res->sd[k]);
+    }
+    fprintf(f, "\nvalidation (a second excitation, %ld samples): RMS torque error\n", v->samples);
+    fprintf(f, "  %-10s %12s %12s %12s\n", "joint", "identified", "configured", "torque RMS");
+    for (int j = 0; j < cfg->n_joints; j++)
+        fprintf(f, "  %-10s %12.4g %12.4g %12.4g\n", names[j], v->rms[j], v0->rms[j],
+                v->tau_rms[j]);
+    fprintf(f, "  all joints: %.2f %% of the torque RMS (configured model %.2f %%)\n", v->percent,
+            v0->percent);
+}
+
+/* The plot: measured and predicted validation torques per joint, PREFIX.dat, PREFIX.gp and
+ * (when gnuplot runs) PREFIX.png. */
+static void write_plot(const char *prefix, ident_fit *f, const double *pi, const id_rec *r,
+                       const id_ready *rd, const armd_config *cfg)
+{
+    char dat[1024], gp[1024], png[1024];
+    snprintf(dat, sizeof dat, "%s.dat", prefix);
+    snprintf(gp, sizeof gp, "%s.gp", prefix);
+    snprintf(png, sizeof png, "%s.png", prefix);
+    FILE *d = fopen(dat, "w");
+    if (!d) {
+        fprintf(stderr, ID_PREFIX "%s: %s\n", dat, strerror(errno));
+        return;
+    }
+    int n = r->n;
+    double t0 = r->len ? r->t[0] : 0;
+    for (long i = 0; i < r->len; i += ID_PLOT_DECIM) {
+        if (!rd->use[i]) continue;
+        double pred[DYN_MAX_DOF];
+        ident_predict(f, pi, r->q + i * n, r->qd + i * n, rd->qdd + i * n, pred);
+        fprintf(d, "%.4f", r->t[i] - t0);
+        for (int j = 0; j < n; j++) fprintf(d, " %.6g %.6g", r->tau[i * n + j], pred[j]);
+        fprintf(d, "\n");
+    }
+    fclose(d);
+    FILE *g = fopen(gp, "w");
+    if (!g) return;
+    int rows = (n + 1) / 2;
+    fprintf(g,
+            "set terminal pngcairo size 1200,%d font ',9'\nset output '%s'\n"
+            "set multiplot layout %d,2 title 'armctl identify: validation torques of %s, "
+            "measured vs predicted'\nset grid\nset xlabel 't [s]'\n",
+            300 * rows, png, rows, cfg->name);
+    for (int j = 0; j < n; j++)
+        fprintf(g,
+                "set ylabel '%s [%s]'\nplot '%s' using 1:%d with lines lw 2 title 'measured', "
+                "'' using 1:%d with lines title 'identified model'\n",
+                cfg->joint[j].name, cfg->model.joint[j].type == DYN_PRISMATIC ? "N" : "N m", dat,
+                2 + 2 * j, 3 + 2 * j);
+    fprintf(g, "unset multiplot\n");
+    fclose(g);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
+    if (system(cmd) == 0)
+        fprintf(stderr, ID_PREFIX "plot: %s\n", png);
+    else
+        fprintf(stderr, ID_PREFIX "gnuplot did not run: the plot's data and script are %s, %s\n",
+                dat, gp);
+}
+
+/* Parses the options; 0, or the usage exit status (reported). */
+static int parse_options(int argc, char **argv, id_options *o)
+{
+    static const struct {
+        const char *name;
+        char kind; /* d: double > 0, i: int >= 1, s: string, u: seed */
+        size_t off;
+    } opts[] = {
+        {"--config", 's', offsetof(id_options, config)},
+        {"--out", 's', offsetof(id_options, out)},
+        {"--report", 's', offsetof(id_options, report)},
+        {"--period", 'd', offsetof(id_options, period)},
+        {"--swing", 'd', offsetof(id_options, swing)},
+        {"--cutoff", 'd', offsetof(id_options, cutoff)},
+        {"--periods", 'i', offsetof(id_options, periods)},
+        {"--harmonics", 'i', offsetof(id_options, harmonics)},
+        {"--candidates", 'i', offsetof(id_options, candidates)},
+        {"--seed", 'u', offsetof(id_options, seed)},
+    };
+    for (int i = 0; i < argc; i++) {
+        int k = -1;
+        for (int m = 0; m < (int)(sizeof opts / sizeof opts[0]); m++)
+            if (strcmp(argv[i], opts[m].name) == 0) k = m;
+        if (k < 0) return usage_error("identify: unexpected argument '%s'", argv[i]);
+        if (i + 1 >= argc) return usage_error("identify: %s needs a value", argv[i]);
+        const char *v = argv[++i];
+        char *base = (char *)o + opts[k].off, *end;
+        double x;
+        switch (opts[k].kind) {
+        case 's':
+            *(const char **)base = v;
+            break;
+        case 'd':
+            if (!parse_double(v, &x) || !(x > 0 && x <= 1e4))
+                return usage_error("identify: '%s' is not a number in (0, 1e4]", v);
+            *(double *)base = x;
+            break;
+        case 'i':
+            errno = 0;
+            long l = strtol(v, &end, 10);
+            if (errno || end == v || *end || l < 1 || l > 1000)
+                return usage_error("identify: '%s' is not a whole number 1 ... 1000", v);
+            *(int *)base = (int)l;
+            break;
+        default:
+            errno = 0;
+            unsigned long long u = strtoull(v, &end, 10);
+            if (errno || end == v || *end || *v == '-')
+                return usage_error("identify: '%s' is not a seed (a whole number >= 0)", v);
+            *(unsigned long long *)base = u;
+        }
+    }
+    if (o->harmonics > IDENT_MAX_HARMONICS)
+        return usage_error("identify: --harmonics %s is more than 10", "");
+    return 0;
+}
+
+/* The configuration armd runs, loaded here (drop-ins included) and checked against info. */
+static int load_config(armctl_conn *c, const id_options *o, const arm_info *a, json_t *info,
+                       armd_config *cfg)
+{
+    const char *path = o->config ? o->config : json_string_value(json_object_get(info, "config"));
+    if (!path) {
+        fprintf(stderr, ID_PREFIX "armd did not name its configuration: give --config FILE\n");
+        return 1;
+    }
+    (void)c;
+    cfg_report rep;
+    cfg_report_init(&rep);
+    int errors = cfg_load(path, cfg, &rep);
+    for (int i = 0; errors && i < rep.n_lines; i++) fprintf(stderr, "%s\n", rep.lines[i]);
+    cfg_report_free(&rep);
+    if (errors) {
+        fprintf(stderr, ID_PREFIX "%s: %d errors\n", path, errors);
+        return 1;
+    }
+    bool same = cfg->n_joints == a->n;
+    for (int j = 0; same && j < a->n; j++) same = strcmp(cfg->joint[j].name, a->name[j]) == 0;
+    if (!same) {
+        fprintf(stderr, ID_PREFIX "%s does not describe the arm armd runs (other joints)\n", path);
+        return 1;
+    }
+    return 0;
+}
+
+/* Runs a recorded motion through prepare() and, for the identification motion, the fit. */
+static int record_and_prepare(armctl_conn *c, const ident_excitation *e, int periods,
+                              const char *what, double rate, double cutoff, int n, FILE *csv,
+                              id_rec *r, id_ready *rd)
+{
+    memset(r, 0, sizeof *r);
+    r->n = n;
+    if (run_motion(c, e, periods, what, r) != 0) return 1;
+    if (csv) write_samples(csv, what, r);
+    if (prepare(r, rate, cutoff, rd) != 0) {
+        fprintf(stderr, ID_PREFIX "out of memory\n");
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_identify(armctl_conn *c, int argc, char **argv)
+{
+    id_options o = {.out = "identified.ini",
+                    .report = "identify",
+                    .period = 10,
+                    .swing = 0.6,
+                    .cutoff = 10,
+                    .periods = 5,
+                    .harmonics = 5,
+                    .candidates = 30,
+                    .seed = 1};
+    int rc = parse_options(argc, argv, &o);
+    if (rc) return rc;
+    arm_info a;
+    json_t *info = NULL;
+    if (get_info(c, &a, &info)) return 1;
+    static armd_config cfg;
+    rc = load_config(c, &o, &a, info, &cfg);
+    json_decref(info);
+    if (rc) return rc;
+    json_t *st = call(c, "status", NULL);
+    if (!st) return 1;
+    const char *state = json_string_value(json_object_get(st, "state"));
+    if (!state || strcmp(state, "holding") != 0) {
+        fprintf(stderr,
+                ID_PREFIX "the arm is %s: enable it so that it holds (armctl enable); "
+                          "the excitation runs around where it holds\n",
+                state ? state : "?");
+        json_decref(st);
+        return 1;
+    }
+    double q0[DYN_MAX_DOF];
+    /* the pose armd holds (its setpoint): the trajectory starts there */
+    for (int j = 0; j < a.n; j++) q0[j] = vec_at(st, "q_des", j);
+    json_decref(st);
+
+    /* a joint slower than this may stick in its Coulomb friction: no equation there */
+    double v_min = fmax(ID_V_MIN, 5 * cfg.model.friction_smoothing);
+    ident_fit *fit = ident_fit_create(&cfg.model, v_min);
+    if (!fit) {
+        fprintf(stderr, ID_PREFIX "out of memory\n");
+        return 1;
+    }
+    ident_limits lim;
+    for (int j = 0; j < a.n; j++) {
+        lim.lower[j] = cfg.joint[j].lower;
+        lim.upper[j] = cfg.joint[j].upper;
+        lim.velocity[j] = cfg.joint[j].velocity;
+        lim.acceleration[j] = cfg.joint[j].acceleration;
+        lim.torque[j] = cfg.joint[j].torque;
+    }
+    ident_excitation ex, va;
+    double cond, vcond;
+    char why[512];
+    if (ident_excitation_design(fit, &cfg.model, &lim, q0, o.period, o.harmonics, o.swing,
+                                o.candidates, o.seed, &ex, &cond, why, sizeof why) != 0 ||
+        ident_excitation_design(fit, &cfg.model, &lim, q0, o.period, o.harmonics, o.swing,
+                                o.candidates, o.seed + 1000003, &va, &vcond, why,
+                                sizeof why) != 0) {
+        fprintf(stderr, ID_PREFIX "%s\n", why);
+        ident_fit_free(fit);
+        return 1;
+    }
+    fprintf(stderr, ID_PREFIX "excitation designed: condition number %.3g\n", cond);
+    double rate = subscribe(c, a.rate_hz);
+    id_rec rec, vrec;
+    id_ready rd = {0}, vrd = {0};
+    memset(&rec, 0, sizeof rec);
+    memset(&vrec, 0, sizeof vrec);
+    rc = 1;
+    FILE *csv = NULL;
+    if (!rate) goto out;
+    char csv_path[1024];
+    snprintf(csv_path, sizeof csv_path, "%s.csv", o.report);
+    csv = fopen(csv_path, "w");
+    if (!csv)
+        fprintf(stderr, ID_PREFIX "%s: %s (the samples are not kept)\n", csv_path, strerror(errno));
+    if (csv) {
+        fprintf(csv, "motion,time,mono");
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < a.n; j++)
+                fprintf(csv, ",%s_%s", k == 0 ? "q" : k == 1 ? "qd" : "tau", a.name[j]);
+        fputc('\n', csv);
+    }
+    if (record_and_prepare(c, &ex, o.periods, "identification", rate, o.cutoff, a.n, csv, &rec,
+                           &rd))
+        goto out;
+    for (long i = 0; i < rec.len; i += ID_DECIMATE)
+        if (rd.use[i])
+            ident_fit_add(fit, rec.q + i * a.n, rec.qd + i * a.n, rd.qdd + i * a.n,
+                          rec.tau + i * a.n);
+    if (record_and_prepare(c, &va, 1, "validation", rate, o.cutoff, a.n, csv, &vrec, &vrd))
+        goto out;
+    if (csv) fclose(csv);
+    csv = NULL;
+    ident_result res;
+    if (ident_fit_solve(fit, &res, why, sizeof why) != 0) {
+        fprintf(stderr, ID_PREFIX "%s\n", why);
+        goto out;
+    }
+    id_validation v, v0;
+    double pi0[DYN_MAX_DOF * DYN_PARAMS];
+    dyn_params_from_desc(&cfg.model, pi0);
+    validate(fit, res.pi, &vrec, &vrd, &v);
+    validate(fit, pi0, &vrec, &vrd, &v0);
+    id_validation vf;
+    validate(fit, res.pi_free, &vrec, &vrd, &vf);
+    fprintf(stderr, ID_PREFIX "validation before the physical projection: %.2f %%\n", vf.percent);
+    double seconds = rec.len ? (rec.t[rec.len - 1] - rec.t[0]) : 0;
+    write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds);
+    char path[1024];
+    snprintf(path, sizeof path, "%s.txt", o.report);
+    FILE *rf = fopen(path, "w");
+    if (rf) {
+        write_report(rf, &cfg, &res, &v, &v0, cond, &o, seconds);
+        fclose(rf);
+    }
+    write_plot(o.report, fit, res.pi, &vrec, &vrd, &cfg);
+    rc = write_ini(o.out, &cfg, res.pi, &v, &v0);
+    if (rc == 0) fprintf(stderr, ID_PREFIX "parameters: %s; report: %s\n", o.out, path);
+out:
+    if (csv) fclose(csv);
+    free(rd.qdd);
+    free(rd.use);
+    free(vrd.qdd);
+    free(vrd.use);
+    rec_free(&rec);
+    rec_free(&vrec);
+    ident_fit_free(fit);
+    return rc;
+}
