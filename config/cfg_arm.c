@@ -51,8 +51,9 @@ static const char *const safety_keys[] = {"following_error",
                                           "collision_threshold",
                                           "collision_band",
                                           NULL};
-static const char *const trajectory_keys[] = {"goal_tolerance", "settle_time", "path_tolerance",
-                                              NULL};
+static const char *const trajectory_keys[] = {
+    "goal_tolerance", "settle_time", "path_tolerance", "shaper", "shaper_freq",
+    "shaper_damping", NULL};
 static const char *const joint_keys[] = {"type",
                                          "dh",
                                          "a",
@@ -310,6 +311,33 @@ static void apply_socket(cfg_ctx *c, armd_config *cfg)
     cfg_get_num(c, s, "idle_timeout", false, R(1, 86400), "s", &k->idle_timeout);
 }
 
+/* [trajectory] shaper, shaper_freq [Hz], shaper_damping [1]: a shaper needs its mode's
+ * frequency, within 0.5 ... 200 Hz (a longest shaper of 2 s) and below half the loop rate (its
+ * impulses at least a loop period apart); the damping ratio in [0, 1). */
+static void apply_shaper(cfg_ctx *c, armd_config *cfg)
+{
+    cfg_trajectory *t = &cfg->trajectory;
+    int v;
+    if (cfg_get_enum(c, "trajectory", "shaper", false, cfg_shaper_names, &v))
+        t->shaper = (cfg_shaper)v;
+    cfg_get_num(c, "trajectory", "shaper_damping", false, ((cfg_range){0, 1, false, true}), "",
+                &t->shaper_damping);
+    cfg_entry *fe = cfg_entry_find(c, "trajectory", "shaper_freq");
+    if (!fe) {
+        cfg_entry *se = cfg_entry_find(c, "trajectory", "shaper");
+        if (t->shaper != SHAPE_NONE && se)
+            cfg_err(c, se->file, se->line, "trajectory", "shaper",
+                    "shaper = %s needs shaper_freq, the frequency of the mode to cancel [Hz]",
+                    cfg_shaper_names[t->shaper]);
+        return;
+    }
+    if (cfg_get_num(c, "trajectory", "shaper_freq", false, R(0.5, 200), "Hz", &t->shaper_freq) &&
+        cfg->rate_hz > 0 && !(t->shaper_freq < 0.5 * cfg->rate_hz))
+        cfg_err(c, fe->file, fe->line, "trajectory", "shaper_freq",
+                "%g Hz is not below half the loop rate (%g Hz): the loop cannot follow it",
+                t->shaper_freq, cfg->rate_hz);
+}
+
 /* [realtime], [safety] scalars and [trajectory]. */
 static void apply_rest(cfg_ctx *c, armd_config *cfg)
 {
@@ -348,6 +376,7 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
     cfg_get_num(c, "trajectory", "settle_time", false, R(0, 60), "s", &cfg->trajectory.settle_time);
     cfg_get_num(c, "trajectory", "path_tolerance", false, R_POS(100), "rad",
                 &cfg->trajectory.path_tolerance);
+    apply_shaper(c, cfg);
 }
 
 /* The whole-arm sections, in file order of importance. */

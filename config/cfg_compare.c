@@ -160,6 +160,9 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, goal_tolerance);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, settle_time);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, path_tolerance);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper_freq);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper_damping);
     /* joints: added, removed, reordered (restart), then key by key by name */
     char sec[CFG_NAME_MAX + 8];
     for (int i = 0; i < a->n_joints; i++)

@@ -36,6 +36,8 @@ static void set_defaults(armd_config *cfg)
     cfg->trajectory.goal_tolerance = 0.01;
     cfg->trajectory.settle_time = 0.1;
     cfg->trajectory.path_tolerance = 0.05;
+    cfg->trajectory.shaper = SHAPE_NONE;
+    cfg->trajectory.shaper_damping = 0.05;
     for (int i = 0; i < CFG_MAX_JOINTS; i++) {
         cfg_joint *j = &cfg->joint[i];
         j->following_error = 0.1;
@@ -87,6 +89,7 @@ int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_re
 }
 
 const char *const cfg_collision_reaction_names[] = {"stop", "damp", "retract", "float", NULL};
+const char *const cfg_shaper_names[] = {"none", "zv", "zvd", "ei", NULL};
 
 static const char *const controller_names[] = {"computed_torque", "pd_gravity", "gravity_comp"};
 

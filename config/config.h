@@ -36,6 +36,8 @@ typedef enum {
     REACT_RETRACT = 2, /* trajectory cancelled, back along the executed path, then hold */
     REACT_FLOAT = 3    /* trajectory cancelled, damped gravity compensation (hand-guiding) */
 } cfg_collision_reaction;
+/* [trajectory] shaper: the input shaper every trajectory is convolved with (daemon/shaper.h) */
+typedef enum { SHAPE_NONE = 0, SHAPE_ZV = 1, SHAPE_ZVD = 2, SHAPE_EI = 3 } cfg_shaper;
 
 /* Per-joint settings that are not part of the dynamics model. */
 typedef struct {
@@ -114,6 +116,9 @@ typedef struct {
     double goal_tolerance; /* done when every |q - q_goal| below it [rad|m] ... */
     double settle_time;    /* ... for this long [s] */
     double path_tolerance; /* abort + hold when |q_des - q| exceeds it while moving [rad|m] */
+    cfg_shaper shaper;     /* input shaper for every trajectory (none: the path as given) ... */
+    double shaper_freq;    /* ... designed for the mode at this frequency [Hz] ... */
+    double shaper_damping; /* ... with this damping ratio [1] */
 } cfg_trajectory;
 
 typedef struct {
@@ -176,5 +181,7 @@ const char *cfg_controller_name(cfg_controller c);
 int cfg_controller_parse(const char *name, cfg_controller *out); /* 0 ok, -1 unknown */
 /* The [safety] collision_reaction values by cfg_collision_reaction, NULL-terminated. */
 extern const char *const cfg_collision_reaction_names[];
+/* The [trajectory] shaper values by cfg_shaper, NULL-terminated. */
+extern const char *const cfg_shaper_names[];
 
 #endif

@@ -47,6 +47,13 @@ void traj_limits_from_config(traj_limits *lim, const armd_config *cfg)
         lim->velocity[j] = cj->velocity;
         lim->acceleration[j] = cj->acceleration;
     }
+    static const shaper_kind kinds[] = {[SHAPE_NONE] = SHAPER_NONE,
+                                        [SHAPE_ZV] = SHAPER_ZV,
+                                        [SHAPE_ZVD] = SHAPER_ZVD,
+                                        [SHAPE_EI] = SHAPER_EI};
+    const cfg_trajectory *t = &cfg->trajectory;
+    if (shaper_design(&lim->shape, kinds[t->shaper], t->shaper_freq, t->shaper_damping))
+        shaper_design(&lim->shape, SHAPER_NONE, 0, 0); /* the loader refuses such a mode */
 }
 
 int traj_plan_alloc(traj_plan *p, int n, int cap)
@@ -241,19 +248,33 @@ static double time_of(const traj_plan *p, int k, const double *c, int deg, doubl
     return p->t0[k] + best;
 }
 
+/* "waypoint W joint NAME" for a message about joint j near waypoint wp, or "joint NAME" on a
+ * shaped plan (whose segments are not between waypoints). */
+static const char *head_of(char *buf, size_t len, const traj_plan *p, const traj_limits *lim,
+                           int wp, int j)
+{
+    if (p->shaped)
+        snprintf(buf, len, "joint %s", lim->name[j]);
+    else
+        snprintf(buf, len, "waypoint %d joint %s", wp, lim->name[j]);
+    return buf;
+}
+
 int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int first_wp,
                           traj_error *err)
 {
     int wp = first_wp + k;
-    char where[64];
-    between(where, sizeof where, wp);
+    char where[64], head[CFG_NAME_MAX + 48];
+    if (p->shaped) /* segments of a shaped plan are not between waypoints */
+        snprintf(where, sizeof where, "on the path shaped by [trajectory] shaper");
+    else
+        between(where, sizeof where, wp);
     for (int j = 0; j < p->n; j++) {
         const double *c = coef(p, k, j);
         for (int i = 0; i < NCOEF; i++) {
             if (!isfinite(c[i]) || !isfinite(p->h[k])) {
-                set_err(err, "limits",
-                        "waypoint %d joint %s: the path %s is not finite (segment of %.4g s)", wp,
-                        lim->name[j], where, p->h[k]);
+                set_err(err, "limits", "%s: the path %s is not finite (segment of %.4g s)",
+                        head_of(head, sizeof head, p, lim, wp, j), where, p->h[k]);
                 return -1;
             }
         }
@@ -274,30 +295,30 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
         if (!(lo >= plo && hi <= phi)) {
             double q = lo < plo ? lo : hi;
             set_err(err, "limits",
-                    "waypoint %d joint %s: the path reaches q = %.4g %s at t = %.4g s (%s), "
+                    "%s: the path reaches q = %.4g %s at t = %.4g s (%s), "
                     "outside the position limits [%.4g, %.4g] %s",
-                    wp, lim->name[j], q, unit(lim, j, 0), time_of(p, k, c, 5, q), where,
-                    lim->lower[j], lim->upper[j], unit(lim, j, 0));
+                    head_of(head, sizeof head, p, lim, wp, j), q, unit(lim, j, 0),
+                    time_of(p, k, c, 5, q), where, lim->lower[j], lim->upper[j], unit(lim, j, 0));
             return -1;
         }
         poly_range(vel, 4, p->h[k], &lo, &hi);
         if (!(-lo <= vlim && hi <= vlim)) {
             double v = -lo > hi ? lo : hi;
             set_err(err, "limits",
-                    "waypoint %d joint %s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
+                    "%s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
                     "over the limit %.4g %s",
-                    wp, lim->name[j], v, unit(lim, j, 1), time_of(p, k, vel, 4, v), where,
-                    lim->velocity[j], unit(lim, j, 1));
+                    head_of(head, sizeof head, p, lim, wp, j), v, unit(lim, j, 1),
+                    time_of(p, k, vel, 4, v), where, lim->velocity[j], unit(lim, j, 1));
             return -1;
         }
         poly_range(acc, 3, p->h[k], &lo, &hi);
         if (!(-lo <= alim && hi <= alim)) {
             double a = -lo > hi ? lo : hi;
             set_err(err, "limits",
-                    "waypoint %d joint %s: the path reaches acceleration %.4g %s at t = %.4g s "
+                    "%s: the path reaches acceleration %.4g %s at t = %.4g s "
                     "(%s), over the limit %.4g %s",
-                    wp, lim->name[j], a, unit(lim, j, 2), time_of(p, k, acc, 3, a), where,
-                    lim->acceleration[j], unit(lim, j, 2));
+                    head_of(head, sizeof head, p, lim, wp, j), a, unit(lim, j, 2),
+                    time_of(p, k, acc, 3, a), where, lim->acceleration[j], unit(lim, j, 2));
             return -1;
         }
     }
@@ -473,6 +494,7 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
     p->n_seg = m;
     p->duration = t[m];
     p->first_quintic = m >= 1 && has_a[1];
+    p->shaped = false;
     for (int k = 0; k < m; k++) {
         p->t0[k] = t[k];
         p->h[k] = t[k + 1] - t[k];
@@ -502,6 +524,7 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
         }
     }
     free(t), free(q), free(v), free(a), free(cp), free(dp), free(fixed), free(has_a);
+    if (traj_shape(p, &lim->shape, start, err)) return -1;
     return traj_validate(p, lim, first, err);
 }
 
@@ -519,10 +542,21 @@ static void fill_move(traj_plan *p, const traj_state *start, const double *goal,
     p->n_seg = 1;
     p->duration = T;
     p->first_quintic = true;
+    p->shaped = false;
     p->t0[0] = 0;
     p->h[0] = T;
     for (int j = 0; j < p->n; j++)
         traj_quintic(start->q[j], start->qd[j], start->qdd[j], goal[j], 0, 0, T, coef(p, 0, j));
+}
+
+/* Shapes the move in p with lim's shaper (if any) and validates what is then in p. The
+ * shaped move stays within the unshaped one's velocity and acceleration bounds (positive
+ * impulses summing to 1 average it), so the minimum-time search runs on the unshaped move. */
+static int shape_and_validate(traj_plan *p, const traj_limits *lim, const traj_state *start,
+                              traj_error *err)
+{
+    if (traj_shape(p, &lim->shape, start, err)) return -1;
+    return traj_validate(p, lim, 0, err);
 }
 
 int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *start,
@@ -560,7 +594,7 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
             return -1;
         }
         fill_move(p, start, goal, duration);
-        return traj_validate(p, lim, 0, err);
+        return shape_and_validate(p, lim, start, err);
     }
     double T = fmax(0.01, lim->period); /* at least 10 ms */
     for (int j = 0; j < n; j++) {
@@ -572,7 +606,7 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
     /* a moving start can need longer than the rest-to-rest bound: grow until valid */
     for (int i = 0; i < 400 && T <= TRAJ_MAX_DURATION; i++) {
         fill_move(p, start, goal, T);
-        if (traj_validate(p, lim, 0, NULL) == 0) return 0;
+        if (traj_validate(p, lim, 0, NULL) == 0) return shape_and_validate(p, lim, start, err);
         T *= 1.05;
     }
     if (!(T <= TRAJ_MAX_DURATION)) {
@@ -582,7 +616,7 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
         return -1;
     }
     fill_move(p, start, goal, T);
-    return traj_validate(p, lim, 0, err);
+    return shape_and_validate(p, lim, start, err);
 }
 
 /* ------------------------------------------------------------------------- stop profile */

@@ -9,6 +9,8 @@
  *  - cubic Hermite otherwise; knot velocities are the given qd, or, for position-only
  *    waypoints, those of the C2 cubic spline through them (clamped at the neighbouring knots
  *    with known velocity; the last waypoint has zero velocity unless qd is given).
+ * With an input shaper ([trajectory] shaper, traj_limits.shape) the plan built is then
+ * convolved with its impulse train (traj_shape.c) and it is the shaped plan that is validated.
  * Units: SI, joint side (rad or m, s).
  */
 #ifndef ARMD_TRAJECTORY_H
@@ -19,6 +21,7 @@
 
 #include "config/config.h"
 #include "daemon/control.h"
+#include "daemon/shaper.h"
 
 #define TRAJ_MAX_POINTS   8192
 #define TRAJ_MAX_DURATION 3600.0 /* longest trajectory, waypoint time or move [s] */
@@ -36,6 +39,7 @@ typedef struct {
     bool prismatic[CFG_MAX_JOINTS];
     double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
     double velocity[CFG_MAX_JOINTS], acceleration[CFG_MAX_JOINTS];
+    shaper shape; /* [trajectory] shaper: every plan is convolved with it (n = 1: none) */
 } traj_limits;
 
 /* A desired joint state. */
@@ -49,6 +53,7 @@ typedef struct {
     uint32_t id; /* set by the owner */
     double duration;
     bool first_quintic; /* kind of segment 0 (kept by traj_reanchor) */
+    bool shaped;        /* convolved with an input shaper: segments are not between waypoints */
     double *t0;         /* [cap] segment start times [s] */
     double *h;          /* [cap] segment durations [s] */
     double *c;          /* [cap * n * 6] coefficients c0..c5 of q(tau), tau = t - t0 */
@@ -101,6 +106,16 @@ void traj_reanchor(traj_plan *p, const traj_state *start);
 void traj_cubic(double q0, double v0, double q1, double v1, double h, double c[6]);
 void traj_quintic(double q0, double v0, double a0, double q1, double v1, double a1, double h,
                   double c[6]);
+
+/* ------------------------------------------------------------ input shaping (traj_shape.c) */
+/* Replaces p (built from start, not yet validated) by its convolution with the impulse train
+ * sh: q_s(t) = sum_i A_i q(t - t_i), where q before t = 0 is the start state's quadratic
+ * extension (the start itself when at rest) and after the end the held end position. The plan
+ * is then longer by shaper_duration(sh) and ends at rest at the same goal; segment 0 is
+ * re-anchored at start (traj_reanchor). sh->n <= 1 leaves p untouched. Main thread (it
+ * allocates scratch). Returns 0, or -1 with *err when the shaped plan needs more than p->cap
+ * segments or memory runs out. */
+int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_error *err);
 
 /* ------------------------------------------------------------------ cancel (stop) profile */
 /* Each joint decelerates from its present desired velocity to rest at its acceleration limit
