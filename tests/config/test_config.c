@@ -361,6 +361,32 @@ static void test_each_error_message(void **state)
         {"torque_per_amp = 1", "torque_per_amp = 1\ncounts_per_rev = 0.5",
          "t.ini:26: [joint j1] counts_per_rev: 0.5 is out of range: must be 1 to 1e+09 counts", 1,
          0, false},
+        /* [trajectory] input shaper */
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = zvx",
+         "t.ini:8: [trajectory] shaper: expected none, zv, zvd or ei, got 'zvx'; did you mean "
+         "'zv'?",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = zvd",
+         "t.ini:8: [trajectory] shaper: shaper = zvd needs shaper_freq, the frequency of the mode "
+         "to cancel [Hz]",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = ei\nshaper_freq = 50",
+         "t.ini:9: [trajectory] shaper_freq: 50 Hz is not below half the loop rate (100 Hz): the "
+         "loop cannot follow it",
+         1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = zv\nshaper_freq = 0.2",
+         "t.ini:9: [trajectory] shaper_freq: 0.2 is out of range: must be 0.5 to 200 Hz", 1, 0,
+         false},
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = zv\nshaper_freq = nan",
+         "t.ini:9: [trajectory] shaper_freq: expected a number, got 'nan'", 1, 0, false},
+        {"port = /dev/null", "port = /dev/null\n[trajectory]\nshaper = zv\nshaper_freq = inf",
+         "t.ini:9: [trajectory] shaper_freq: expected a number, got 'inf'", 1, 0, false},
+        {"port = /dev/null",
+         "port = /dev/null\n[trajectory]\nshaper = zv\nshaper_freq = 5\nshaper_damping = 1",
+         "t.ini:10: [trajectory] shaper_damping: 1 is out of range", 1, 0, true},
+        {"port = /dev/null",
+         "port = /dev/null\n[trajectory]\nshaper = zv\nshaper_freq = 5\nshaper_damping = -0.1",
+         "t.ini:10: [trajectory] shaper_damping: -0.1 is out of range", 1, 0, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const error_case *k = &cases[i];
@@ -526,6 +552,20 @@ static void test_compare_live_and_restart(void **state)
     assert_true(cfg2.driver.allow_no_watchdog);
     assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 1);
     assert_string_equal(restart, "[driver] allow_no_watchdog");
+    /* the input shaper: live (the next trajectory is shaped with the new one); defaults none,
+     * damping 0.05 */
+    assert_int_equal(cfg.trajectory.shaper, SHAPE_NONE);
+    assert_true(cfg.trajectory.shaper_damping == 0.05);
+    const char *f6[] = {"port = /dev/null"};
+    const char *t6[] = {"port = /dev/null\n[trajectory]\nshaper = zvd\nshaper_freq = 4.5\n"
+                        "shaper_damping = 0.02"};
+    load_variant(&cfg2, 1, f6, t6);
+    assert_int_equal(cfg2.trajectory.shaper, SHAPE_ZVD);
+    assert_true(cfg2.trajectory.shaper_freq == 4.5 && cfg2.trajectory.shaper_damping == 0.02);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
+    assert_string_equal(live, "[trajectory] shaper, [trajectory] shaper_freq, [trajectory] "
+                              "shaper_damping");
+    assert_string_equal(restart, "");
     /* an added joint: restart */
     const char *f3[] = {"torque_per_amp = 1"};
     const char *t3[] = {"torque_per_amp = 1\n[joint j2]\ntype = revolute\ndh = standard\na = 0\n"
