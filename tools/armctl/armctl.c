@@ -58,6 +58,11 @@ static const char usage_text[] =
     "                             torques, check them on a second excitation; write the INI\n"
     "                             fragment FILE (default identified.ini) and PREFIX.txt,\n"
     "                             .dat, .gp, .png (default identify)\n"
+    "  resonance JOINT [--step RAD] [--seconds S] [--fmin HZ] [--fmax HZ] [--out FILE.csv]\n"
+    "                             step JOINT of the holding arm by RAD (default 0.05), record\n"
+    "                             its tracking error for S s (default 3), estimate the\n"
+    "                             dominant mode between the bands (default 1 Hz ... rate/4)\n"
+    "                             and print [trajectory] shaper lines; then step back\n"
     "\n"
     "  -s, --socket SOCKET        default $ARMD_SOCKET, else " DEFAULT_SOCKET "\n"
     "                             (armd.service)\n"
@@ -102,6 +107,7 @@ static const struct {
     {"collision", cmd_collision},
     {"payload", cmd_payload},
     {"identify", cmd_identify},
+    {"resonance", cmd_resonance},
 };
 
 /* A systemd instance name that stays one directory below INSTANCE_DIR. */

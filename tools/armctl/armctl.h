@@ -84,5 +84,8 @@ int cmd_payload(armctl_conn *c, int argc, char **argv);
 /* identify [--config FILE] [--out FILE] [--report PREFIX] [--period S] [--periods N]
  * [--harmonics L] [--swing RAD] [--cutoff HZ] [--candidates N] [--seed N] (identify.c) */
 int cmd_identify(armctl_conn *c, int argc, char **argv);
+/* resonance JOINT [--step RAD] [--seconds S] [--fmin HZ] [--fmax HZ] [--out FILE.csv]
+ * (resonance_cmd.c) */
+int cmd_resonance(armctl_conn *c, int argc, char **argv);
 
 #endif
