@@ -17,6 +17,7 @@
 
 #define NCOEF 6
 
+/* qsort's order of two doubles (ascending). */
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -549,9 +549,10 @@ static void fill_move(traj_plan *p, const traj_state *start, const double *goal,
         traj_quintic(start->q[j], start->qd[j], start->qdd[j], goal[j], 0, 0, T, coef(p, 0, j));
 }
 
-/* Shapes the move in p with lim's shaper (if any) and validates what is then in p. The
- * shaped move stays within the unshaped one's velocity and acceleration bounds (positive
- * impulses summing to 1 average it), so the minimum-time search runs on the unshaped move. */
+/* Shapes the move in p with lim's shaper (if any) and validates what is then in p. From rest
+ * the shaped move stays within the unshaped one's velocity and acceleration bounds (positive
+ * impulses summing to 1 average it); from a moving start its re-anchored first piece may not,
+ * so the minimum-time search checks both. */
 static int shape_and_validate(traj_plan *p, const traj_limits *lim, const traj_state *start,
                               traj_error *err)
 {
@@ -606,7 +607,8 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
     /* a moving start can need longer than the rest-to-rest bound: grow until valid */
     for (int i = 0; i < 400 && T <= TRAJ_MAX_DURATION; i++) {
         fill_move(p, start, goal, T);
-        if (traj_validate(p, lim, 0, NULL) == 0) return shape_and_validate(p, lim, start, err);
+        if (traj_validate(p, lim, 0, NULL) == 0 && shape_and_validate(p, lim, start, NULL) == 0)
+            return 0;
         T *= 1.05;
     }
     if (!(T <= TRAJ_MAX_DURATION)) {

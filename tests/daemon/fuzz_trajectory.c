@@ -6,7 +6,8 @@
  * qdd, move goals and durations from the input: mostly scaled near the limits (to get plans
  * accepted), sometimes raw doubles (NaN, infinities, 1e-300, 1e300 ...). A plan re-anchored at a
  * nearby start, as the control thread does, is held to the same guarantee once its first segment
- * passes traj_validate_segment.
+ * passes traj_validate_segment. Part of the inputs run with an input shaper ([trajectory]
+ * shaper): the guarantee holds for the shaped plan.
  */
 #include <math.h>
 #include <stdint.h>
@@ -46,7 +47,8 @@ static void setup(void)
         cfg_report_free(&rep);
         traj_limits_from_config(&lims[i], &cfg);
     }
-    if (traj_plan_alloc(&plan, CFG_MAX_JOINTS, MAX_WP + 1) != 0) abort();
+    /* shaped, a plan of MAX_WP waypoints has up to SHAPER_MAX_IMPULSES (MAX_WP + 1) segments */
+    if (traj_plan_alloc(&plan, CFG_MAX_JOINTS, SHAPER_MAX_IMPULSES * (MAX_WP + 2)) != 0) abort();
 }
 
 /* The input as a stream of values. */
@@ -144,7 +146,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!plan.c) setup();
     stream s = {data, size};
     uint8_t head = next_byte(&s);
-    const traj_limits *l = &lims[head % N_EX];
+    /* head bits 4-5: the input shaper (none, ZV, ZVD, EI) at 0.5 ... 50 Hz, zeta 0 ... 0.3 */
+    static traj_limits shaped;
+    shaped = lims[head % N_EX];
+    shaper_kind kind = (shaper_kind)((head >> 4) & 3);
+    if (kind != SHAPER_NONE) {
+        double f = 0.5 + 49.5 * next_byte(&s) / 255.0, zeta = 0.3 * next_byte(&s) / 255.0;
+        if (shaper_design(&shaped.shape, kind, f, zeta)) abort();
+    }
+    const traj_limits *l = &shaped;
     traj_state st;
     memset(&st, 0, sizeof st);
     draw_start(&s, l, &st);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -452,6 +453,56 @@ static void test_capacity(void **state)
     assert_non_null(strstr(e.message, "more than the 256 a plan holds"));
 }
 
+/* traj_build's guarantee holds shaped: random waypoint trajectories (from rest and from a
+ * moving start, every shaper), whatever is accepted, sampled every 0.2 ms, is within the
+ * position, velocity and acceleration limits and ends at the last waypoint. */
+static void test_random_shaped_within_limits(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    int accepted = 0, refused = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        shaper_kind kind = (shaper_kind)(1 + trial % 3);
+        double f = 1 + (rand_r(&seed) % 1000) / 50.0, z = (rand_r(&seed) % 100) / 500.0;
+        traj_limits l = limits2(1.5, 8, kind, f, z);
+        traj_state s = {{0}, {0}, {0}};
+        if (trial % 2) /* a moving start */
+            for (int j = 0; j < 2; j++) {
+                s.qd[j] = ((rand_r(&seed) % 200) / 100.0 - 1) * 0.5;
+                s.qdd[j] = ((rand_r(&seed) % 200) / 100.0 - 1) * 2;
+            }
+        traj_waypoint p[6];
+        int n = 1 + rand_r(&seed) % 6;
+        double t = 0;
+        for (int i = 0; i < n; i++) {
+            t += 0.5 + (rand_r(&seed) % 1000) / 500.0;
+            p[i] = wp(t, (rand_r(&seed) % 200) / 100.0 - 1, (rand_r(&seed) % 200) / 100.0 - 1);
+        }
+        traj_error e;
+        if (traj_build(&plan, &l, &s, p, n, 1e-6, &e) != 0) {
+            refused++;
+            continue;
+        }
+        accepted++;
+        assert_true(plan.shaped);
+        int sg = 0;
+        double q[2], qd[2], qdd[2];
+        for (double tt = 0;; tt += 2e-4) {
+            if (tt > plan.duration) tt = plan.duration;
+            traj_sample(&plan, tt, &sg, q, qd, qdd);
+            for (int j = 0; j < 2; j++) {
+                assert_true(q[j] >= -2 - 1e-8 && q[j] <= 2 + 1e-8);
+                assert_true(fabs(qd[j]) <= 1.5 * (1 + 2e-9) + 1e-9);
+                assert_true(fabs(qdd[j]) <= 8 * (1 + 2e-9) + 1e-9);
+            }
+            if (tt >= plan.duration) break;
+        }
+        assert_true(fabs(q[0] - p[n - 1].q[0]) < 1e-9 && fabs(q[1] - p[n - 1].q[1]) < 1e-9);
+    }
+    printf("random shaped trajectories: %d accepted, %d refused\n", accepted, refused);
+    assert_true(accepted > 100);
+}
+
 /* Peak |x - goal| of a mode (f [Hz], zeta) at the end of joint 0's plan, the mode
  * x'' = w^2 (q_des - x) - 2 zeta w x' driven by the plan from rest, measured over 3 periods
  * after the plan's end (RK4, 0.1 ms). */
@@ -514,6 +565,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_limits_on_shaped_path, setup, teardown),
         cmocka_unit_test_setup_teardown(test_moving_start, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capacity, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_shaped_within_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_move_into_mode, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
     0.05 /* the fit ends where the envelope falls below this share of its peak                     \
           */
 
+/* Writes the sentence fmt into why (when given); returns -1. */
 static int fail(char *why, size_t len, const char *fmt, ...)
 {
     if (why && len) {
