@@ -69,6 +69,77 @@ static int breakpoints(const double *t0, int m, double T, const shaper *sh, doub
     return out;
 }
 
+/* Solves the 3 x 3 system A x = b by Gaussian elimination with partial pivoting; -1 if a
+ * pivot is below 1e-12 (A is scaled to order 1 by the caller). */
+static int solve3(double A[3][3], double b[3], double x[3])
+{
+    for (int c = 0; c < 3; c++) {
+        int piv = c;
+        for (int r = c + 1; r < 3; r++)
+            if (fabs(A[r][c]) > fabs(A[piv][c])) piv = r;
+        if (!(fabs(A[piv][c]) > 1e-12)) return -1;
+        for (int k = 0; k < 3; k++) {
+            double tmp = A[c][k];
+            A[c][k] = A[piv][k];
+            A[piv][k] = tmp;
+        }
+        double tb = b[c];
+        b[c] = b[piv];
+        b[piv] = tb;
+        for (int r = c + 1; r < 3; r++) {
+            double f = A[r][c] / A[c][c];
+            for (int k = c; k < 3; k++) A[r][k] -= f * A[c][k];
+            b[r] -= f * b[c];
+        }
+    }
+    for (int r = 2; r >= 0; r--) {
+        double v = b[r];
+        for (int k = r + 1; k < 3; k++) v -= A[r][k] * x[k];
+        x[r] = v / A[r][r];
+    }
+    return 0;
+}
+
+/* The input before t = 0 for one joint, as a polynomial pre[0..5] in t < 0.
+ * At rest (qd = qdd = 0) it is the start position held: the convolution is then exact.
+ * Moving, a quintic that joins the plan's first piece C2 at t = 0 (q0, qd0, the piece's own
+ * acceleration a0) and whose d3, d4, d5 make the shaped path start exactly at the start state:
+ *   sum_{i>=1} A_i P^(r)(-t_i) = (start^(r) - A_0 plan^(r)(0)),  r = 0, 1, 2,
+ * three linear equations (time scaled by t_n). Falls back to the quadratic extension
+ * q0 + qd0 t + qdd0 t^2 / 2 if they are singular. */
+static void pre_start(const shaper *sh, double q0, double qd0, double qdd0, double a0,
+                      double pre[NCOEF])
+{
+    memset(pre, 0, NCOEF * sizeof *pre);
+    pre[0] = q0;
+    pre[1] = qd0;
+    pre[2] = 0.5 * qdd0;
+    if (qd0 == 0 && qdd0 == 0) {
+        pre[1] = pre[2] = 0;
+        return;
+    }
+    double tau = shaper_duration(sh), A[3][3] = {{0}}, b[3], x[3];
+    double m1 = 0, m2 = 0; /* sum_{i>=1} A_i x_i^k, x_i = -t_i / tau */
+    for (int i = 1; i < sh->n; i++) {
+        double xi = -sh->t[i] / tau, w = sh->a[i];
+        m1 += w * xi;
+        m2 += w * xi * xi;
+        for (int k = 0; k < 3; k++) {
+            int e = 3 + k; /* the power of d_e */
+            A[0][k] += w * pow(xi, e);
+            A[1][k] += w * e * pow(xi, e - 1);
+            A[2][k] += w * e * (e - 1) * pow(xi, e - 2);
+        }
+    }
+    /* rows: value, slope * tau, curvature * tau^2; unknowns d_e tau^e */
+    b[0] = -(qd0 * tau * m1 + 0.5 * a0 * tau * tau * m2);
+    b[1] = -a0 * tau * tau * m1;
+    b[2] = (qdd0 - a0) * tau * tau;
+    if (solve3(A, b, x)) return;
+    pre[2] = 0.5 * a0;
+    for (int k = 0; k < 3; k++) pre[3 + k] = x[k] / pow(tau, 3 + k);
+}
+
 int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_error *err)
 {
     if (sh->n <= 1 || p->n_seg <= 0) return 0;
@@ -101,6 +172,10 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
         free(bp), free(t0), free(c);
         return -1;
     }
+    double pre[CFG_MAX_JOINTS * NCOEF];
+    for (int j = 0; j < n; j++)
+        pre_start(sh, start->q[j], start->qd[j], start->qdd[j], 2 * c[(size_t)j * NCOEF + 2],
+                  pre + (size_t)j * NCOEF);
     for (int s = 0; s + 1 < nb; s++) {
         double a = bp[s], mid = 0.5 * (bp[s] + bp[s + 1]);
         p->t0[s] = a;
@@ -110,9 +185,8 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
             memset(out, 0, NCOEF * sizeof *out);
             for (int i = 0; i < sh->n; i++) {
                 double src = mid - sh->t[i]; /* the copy's own time, inside this segment */
-                if (src < 0) {               /* before the start: its quadratic extension */
-                    double pre[NCOEF] = {start->q[j], start->qd[j], 0.5 * start->qdd[j]};
-                    add_shifted(out, pre, a - sh->t[i], sh->a[i]);
+                if (src < 0) {               /* before the start: pre_start's polynomial */
+                    add_shifted(out, pre + (size_t)j * NCOEF, a - sh->t[i], sh->a[i]);
                 } else if (src >= T) { /* after the end: held */
                     out[0] += sh->a[i] * end.q[j];
                 } else {
@@ -126,6 +200,8 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
     p->n_seg = nb - 1;
     p->duration = bp[nb - 1];
     p->first_quintic = true; /* a degree-5 segment 0: re-anchored, it is kept as it is */
+    /* at a moving start, segment 0 starts at the start state already (pre_start); at rest
+     * from a cubic first piece its acceleration at 0 is A_0 times the piece's: made 0 here */
     p->shaped = true;
     traj_reanchor(p, start);
     free(bp), free(t0), free(c);
