@@ -105,6 +105,6 @@ int coll_detect(const coll_observer *o, const law_params *p, const double *qd, d
 bool coll_clear(const coll_observer *o, const law_params *p, const double *qd)
 {
     for (int j = 0; j < p->n; j++)
-        if (!(fabs(o->r[j]) < 0.5 * threshold(p, j, qd[j]) + o->allow[j])) return false;
+        if (!(fabs(o->r[j]) < 0.5 * threshold(p, j, qd[j]))) return false;
     return true;
 }

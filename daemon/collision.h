@@ -59,8 +59,10 @@ double coll_threshold(const coll_observer *o, const law_params *p, int j, double
  * *ratio = |r_j| / threshold (the largest over all joints). */
 int coll_detect(const coll_observer *o, const law_params *p, const double *qd, double *ratio);
 
-/* True while every |r_j| is below half its threshold plus the friction allowance: a detected
- * collision is over (the hysteresis that gives one event per contact). */
+/* True while every |r_j| is below half its threshold (collision_threshold_j + collision_band_j
+ * |qd_j|, without the friction allowance: a contact that goes on through a velocity reversal
+ * must not clear and be detected again): a detected collision is over (the hysteresis that gives
+ * one event per contact). */
 bool coll_clear(const coll_observer *o, const law_params *p, const double *qd);
 
 #endif

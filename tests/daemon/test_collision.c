@@ -145,7 +145,8 @@ static void test_follows_push_coulomb(void **state)
 }
 
 /* The threshold test: the joint with the largest ratio over its threshold, the band adding
- * band |qd|, none when all are below, NaN a detection; coll_clear below half. */
+ * band |qd|, none when all are below, NaN a detection; coll_clear below half; the friction
+ * allowance adds to the detection's threshold only. */
 static void test_thresholds(void **state)
 {
     (void)state;
@@ -171,6 +172,15 @@ static void test_thresholds(void **state)
     o.r[0] = NAN;
     assert_int_equal(coll_detect(&o, &p, qd, &ratio), 0);
     assert_false(coll_clear(&o, &p, qd));
+    /* the friction allowance raises the threshold of the detection, not of the hysteresis */
+    o.r[0] = 50;
+    o.allow[0] = 45;
+    assert_int_equal(coll_detect(&o, &p, qd, &ratio), -1);
+    assert_true(fabs(ratio - 50.0 / 55.0) < 1e-12);
+    assert_true(fabs(coll_threshold(&o, &p, 0, qd[0]) - 55) < 1e-12);
+    assert_false(coll_clear(&o, &p, qd));
+    o.allow[0] = 0;
+    assert_int_equal(coll_detect(&o, &p, qd, &ratio), 0);
 }
 
 /* The arm at rest with 1 N m more motor torque than gravity needs on every joint, but not
