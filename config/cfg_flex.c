@@ -138,8 +138,11 @@ int cfg_flex_rigid_parts(const armd_config *cfg, dyn_model_desc *out, char *err,
         static const double Z6[6] = {0};
         for (int k = 0; k < 6; k++) j->inertia[k] = J[k];
         add_about_origin(j->inertia, -1.0, j->mass, j->com, Z6);
+        /* what is left of a point mass at the joint or the beam's end is 0 up to the rounding
+         * of the INI's numbers: a diagonal moment within 1e-4 of the rod's is taken as 0 */
+        const double tol = 1e-4 * mb * L * L / 12.0 + 1e-12;
         for (int k = 0; k < 6; k++)
-            if (fabs(j->inertia[k]) < 1e-12) j->inertia[k] = 0.0;
+            if (fabs(j->inertia[k]) < tol) j->inertia[k] = 0.0;
     }
     return 0;
 }
