@@ -175,14 +175,23 @@ static void on_issue(void *vctx, int joint, const char *field, int is_error, con
     else
         snprintf(sec, sizeof sec, "arm");
     const char *key = key_of(field);
-    cfg_entry *e = key ? cfg_entry_find(x->c, sec, key) : NULL;
+    /* a finding on the rigid parts (the link minus its beam): at the link's own key */
+    const char *rigid = key                                          ? NULL
+                        : field && strncmp(field, "inertia", 7) == 0 ? "inertia"
+                        : field && strncmp(field, "com", 3) == 0     ? "com"
+                                                                     : "mass";
+    cfg_entry *e = cfg_entry_find(x->c, sec, key ? key : rigid);
     if (!e) e = cfg_entry_find(x->c, sec, "flex_modes");
     const cfg_section *s = cfg_section_find(x->c, sec);
     int file = e ? e->file : s ? s->file : 0, line = e ? e->line : s ? s->line : 0;
+    const char *pre = key ? ""
+                          : "the link without its beam (flex_mass as a uniform rod, its "
+                            "polar moment flex_polar x length taken off): ";
     if (is_error)
-        cfg_err(x->c, file, line, sec, e ? e->key : NULL, "%s", message ? message : "invalid");
+        cfg_err(x->c, file, line, sec, e ? e->key : NULL, "%s%s", pre,
+                message ? message : "invalid");
     else
-        cfg_warn(x->c, file, line, sec, e ? e->key : NULL, "%s", message ? message : "");
+        cfg_warn(x->c, file, line, sec, e ? e->key : NULL, "%s%s", pre, message ? message : "");
 }
 
 /* Builds the flexible model once (allocation at load time only) to check every beam against
