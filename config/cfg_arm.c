@@ -89,6 +89,13 @@ static const char *const joint_keys[] = {"type",
                                          "direction",
                                          "zero_offset",
                                          "torque_per_amp",
+                                         "flex_modes",
+                                         "flex_length",
+                                         "flex_mass",
+                                         "flex_ei",
+                                         "flex_gj",
+                                         "flex_polar",
+                                         "flex_damping",
                                          NULL};
 
 /* The keys a (normalised) section accepts. */

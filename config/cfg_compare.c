@@ -1,6 +1,6 @@
 /* cfg_compare.c — what a reload would change: live keys (gains, limits, safety, trajectory,
  * controller, the links' dynamics) and keys that need a restart (structure, kinematics,
- * devices, daemon). */
+ * devices, daemon, flexible links). */
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -93,6 +93,16 @@ static void compare_joint(const armd_config *a, int i, const armd_config *b, int
     DIFF(restart, sec, x, y, counts_per_rev);
     DIFF(restart, sec, x, y, gear_ratio);
     DIFF(restart, sec, x, y, torque_per_amp);
+    /* flexible links: armsim reads them at start; armd does not use them (restart-only) */
+    const dyn_flex_link *f = &a->flex.link[i], *g = &b->flex.link[k];
+    CHK(restart, sec, "flex_modes",
+        f->modes_y != g->modes_y || f->modes_z != g->modes_z || f->modes_x != g->modes_x);
+    CHK(restart, sec, "flex_length", f->length != g->length);
+    CHK(restart, sec, "flex_mass", f->mass != g->mass);
+    CHK(restart, sec, "flex_ei", f->EI_z != g->EI_z || f->EI_y != g->EI_y);
+    CHK(restart, sec, "flex_gj", f->GJ != g->GJ);
+    CHK(restart, sec, "flex_polar", f->polar != g->polar);
+    CHK(restart, sec, "flex_damping", f->damping != g->damping);
 }
 
 /* Index of the joint named name in c, or -1. */

@@ -305,6 +305,7 @@ void cfg_apply_joints(cfg_ctx *c, armd_config *cfg)
         apply_dynamics(c, sec, j, u);
         apply_limits_gains(c, sec, &cfg->joint[i], u);
         apply_device(c, sec, cfg, i, u);
+        cfg_apply_flex(c, sec, cfg, i);
     }
     if (cfg->n_joints == 0) {
         const cfg_section *arm = cfg_section_find(c, "arm");
@@ -430,4 +431,5 @@ void cfg_validate_model(cfg_ctx *c, armd_config *cfg)
         issue_ctx x = {c, cfg};
         dyn_desc_validate(&cfg->model, on_issue, &x);
     }
+    cfg_validate_flex(c, cfg);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "dynamics/dynamics.h"
+#include "dynamics/flex.h"
 
 #define CFG_MAX_JOINTS DYN_MAX_DOF
 #define CFG_MAX_IDS    4 /* servos per joint (mirrored twins are common) */
@@ -141,6 +142,10 @@ typedef struct {
     int n_joints;
     cfg_joint joint[CFG_MAX_JOINTS];
     dyn_model_desc model; /* kinematics + dynamics (+ gravity, tool, payload) */
+    /* flexible links ([joint NAME] flex_* keys, restart-only): simulated by armsim only; armd
+     * controls with the rigid model above. flexible: some link has a mode. */
+    bool flexible;
+    dyn_flex_desc flex;
 } armd_config;
 
 /* Messages from loading: each line is "file:line: [section] key: message" (errors) or
@@ -174,6 +179,12 @@ int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_re
  * kinematics, masses, driver, port, ...), changed lists keys that can switch live (gains,
  * limits, safety thresholds, ...). Each is a comma-separated list like
  * "[joint shoulder] kp, [safety] max_failed_reads". Returns 1 if any restart key changed. */
+/* The arm without its beams, for dynamics/flex.h: each flexible link's mass, com and inertia
+ * (the whole link, beam included, as armd's rigid model uses them) minus its beam taken as a
+ * uniform rigid rod of flex_mass from the joint to the next joint (polar flex_polar x length).
+ * 0, or -1 with err (standard DH, flex_mass above the link's mass). */
+int cfg_flex_rigid_parts(const armd_config *cfg, dyn_model_desc *out, char *err, size_t len);
+
 int cfg_compare(const armd_config *running, const armd_config *candidate, char *changed,
                 size_t changed_len, char *restart_keys, size_t restart_len);
 

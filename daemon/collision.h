@@ -24,10 +24,12 @@ typedef struct {
     double r[CFG_MAX_JOINTS];           /* the residual: estimated external torque [N m|N] */
     double tau_applied[CFG_MAX_JOINTS]; /* motor torque acting since the last update [N m|N] */
     double beta[CFG_MAX_JOINTS];        /* C^T qd - G - tau_f at the last update [N m|N] */
+    double friction[CFG_MAX_JOINTS];    /* tau_f at the last update [N m|N] */
+    double allow[CFG_MAX_JOINTS];       /* bound on r's friction integration error [N m|N] */
 } coll_observer;
 
 /* Starts the observer at state (q, qd) with no motor torque acting yet: p(0) = H(q) qd, the
- * integral and r zero. */
+ * integral, r and the friction allowance zero. */
 void coll_start(coll_observer *o, const law_dyn *dy, const double *q, const double *qd);
 
 /* Stops it (r reads zero); coll_start again before the next update. */
@@ -41,16 +43,26 @@ void coll_applied(coll_observer *o, const double *tau, int n);
  * + (beta_last + beta) / 2) dt) / dt with beta = C^T qd - G - tau_f (the motor torque is held
  * over the tick, as the servos hold it; beta varies with the state, so the trapezoid rule),
  * then r = e + (r_last - e) exp(-K_O dt): the first-order lag solved exactly over the step,
- * so a long step (a host hold-up) never carries r beyond e or r_last. */
+ * so a long step (a host hold-up) never carries r beyond e or r_last. The friction allowance
+ * goes through the same lag: allow = B + (allow_last - B) exp(-K_O dt), B = |tau_f(qd) -
+ * tau_f(qd_last)| / 2, the trapezoid rule's largest error for a friction that changes
+ * monotonically over the step (a velocity reversal inside a hold-up: the smoothed Coulomb
+ * torque can swing by its whole band between two samples). */
 void coll_update(coll_observer *o, const law_dyn *dy, double gain, const double *q,
                  const double *qd, double dt);
 
-/* The joint whose |r_j| exceeds collision_threshold_j + collision_band_j |qd_j| by the largest
- * ratio, or -1 when none does; *ratio = |r_j| / threshold (the largest over all joints). */
+/* The collision threshold of joint j [N m|N]: collision_threshold_j + collision_band_j |qd_j|
+ * + the friction allowance (o->allow_j). */
+double coll_threshold(const coll_observer *o, const law_params *p, int j, double qd);
+
+/* The joint whose |r_j| exceeds its coll_threshold by the largest ratio, or -1 when none does;
+ * *ratio = |r_j| / threshold (the largest over all joints). */
 int coll_detect(const coll_observer *o, const law_params *p, const double *qd, double *ratio);
 
-/* True while every |r_j| is below half its threshold: a detected collision is over (the
- * hysteresis that gives one event per contact). */
+/* True while every |r_j| is below half its threshold (collision_threshold_j + collision_band_j
+ * |qd_j|, without the friction allowance: a contact that goes on through a velocity reversal
+ * must not clear and be detected again): a detected collision is over (the hysteresis that gives
+ * one event per contact). */
 bool coll_clear(const coll_observer *o, const law_params *p, const double *qd);
 
 #endif

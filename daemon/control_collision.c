@@ -24,7 +24,7 @@
 static bool collision_reaction(ctl *c, const law_params *p, int j)
 {
     ctl_rt *r = &c->rt;
-    double thr = p->collision_threshold[j] + p->collision_band[j] * fabs(r->qd[j]);
+    double thr = coll_threshold(&r->obs, p, j, r->qd[j]);
     char why[128];
     snprintf(why, sizeof why, "collision on joint %s: external torque %.3g (threshold %.3g)",
              p->name[j], r->obs.r[j], thr);

@@ -126,6 +126,11 @@ int dyn_flex_inverse(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
                      const double *qdd, const double *wrench, unsigned flags, double *tau,
                      double *delta_dd);
 
+/* Tool-point deflection [m] in the base frame: the tool origin of the flexible arm at x minus
+ * that of the rigid arm at the same joint positions (all modes zero). Positions only. */
+void dyn_flex_tool_deflection(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
+                              double defl[3]);
+
 /* Energy [J]: kinetic 1/2 xd^T M xd (armature if flags has DYN_ARMATURE), gravitational
  * -sum m g.p_c (model gravity), elastic 1/2 delta^T K delta. Returns their sum. Any output
  * pointer may be NULL. */

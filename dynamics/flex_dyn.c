@@ -447,6 +447,36 @@ void dyn_flex_wrench_force(const dyn_flex_model *m, dyn_flex_data *d, const doub
     wrench_force(m, d, wrench, Q);
 }
 
+/* The tool origin [m] in B after kinematics(): on the last tip frame at tool_p - pend (tip
+ * axes) when the last link bends, else at tool_p in M_{n-1} (as wrench_force). */
+static void tool_point(const dyn_flex_model *m, const dyn_flex_data *d, double p[3])
+{
+    const int n = m->n;
+    const flex_frame *T = &d->ft[n - 1];
+    const int flexed = has_modes(&m->beam[n - 1]);
+    double off[3], dv[3];
+    for (int k = 0; k < 3; k++) off[k] = m->form.tool_p[k] - (flexed ? m->pend[n - 1][k] : 0.0);
+    mat_vec(T->R, off, dv);
+    for (int k = 0; k < 3; k++) p[k] = T->p[k] + dv[k];
+}
+
+/* Tool-point deflection [m], base frame: the tool origin at x (El-Rayyes 1990 eqs 2.13-2.17's
+ * deflected tip) minus the tool origin of the rigid arm at the same joints (modes zero). */
+void dyn_flex_tool_deflection(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
+                              double defl[3])
+{
+    double pf[3], pr[3], dB[3];
+    kinematics(m, d, x, NULL, 0);
+    tool_point(m, d, pf);
+    double *x0 = d->r1;
+    memset(x0, 0, sizeof(double) * m->nx);
+    memcpy(x0, x, sizeof(double) * m->n);
+    kinematics(m, d, x0, NULL, 0);
+    tool_point(m, d, pr);
+    for (int k = 0; k < 3; k++) dB[k] = pf[k] - pr[k];
+    mat_vec(m->form.base_R, dB, defl);
+}
+
 /* In-place Cholesky A = L L^T of the n x n block at A (leading dimension lda), then solves
  * L L^T y = y. Returns -1 if A is not positive definite or y is not finite. */
 static int chol_solve(double *A, int n, int lda, double *y)

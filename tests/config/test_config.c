@@ -668,6 +668,125 @@ static void test_missing_file(void **state)
     cfg_report_free(&rep);
 }
 
+/* A one-link arm on a 0.5 m beam (modified DH, the tool at the beam's end); flex is the joint's
+ * flex_* lines, dh its kinematic form line. Loads it into cfg; returns the error count. */
+static int load_flex(const char *dh, const char *flex, cfg_report *rep)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[arm]\nname = f\nrate_hz = 100\ntool_xyz = 0.5 0 0\n[driver]\ntype = armlink\n"
+             "port = /dev/null\n[joint j1]\ntype = revolute\n%s\na = 0\nalpha = 0\nd = 0\n"
+             "theta = 0\nmass = 1.5\ncom = 0.4 0 0\ninertia = 1e-4 0 0 0.03 0 0.03\n"
+             "lower = -1\nupper = 1\nvelocity = 2\nacceleration = 5\ntorque = 10\nkp = 100\n"
+             "kd = 20\nid = 1\ntorque_per_amp = 1\n%s\n",
+             dh, flex);
+    cfg_report_init(rep);
+    return cfg_load_string(text, "f.ini", &cfg, rep);
+}
+
+/* The flex_* keys: read into cfg.flex (one EI for both directions or two), and each wrong value
+ * rejected at its line with the key named: a length that is not the distance to the next joint
+ * (dyn_flex_create's check), NaN, inf, negative, out of range, fractional mode counts, keys
+ * without flex_modes, a mode without its stiffness, a beam heavier than its link, standard DH. */
+static void test_flex_keys(void **state)
+{
+    (void)state;
+    cfg_report rep;
+    const char *good = "flex_modes = 2 1 0\nflex_length = 0.5\nflex_mass = 0.3\n"
+                       "flex_ei = 300 200\nflex_damping = 0.02";
+    assert_int_equal(load_flex("dh = modified", good, &rep), 0);
+    assert_int_equal(rep.n_lines, 0);
+    assert_true(cfg.flexible);
+    const dyn_flex_link *l = &cfg.flex.link[0];
+    assert_int_equal(l->modes_y, 2);
+    assert_int_equal(l->modes_z, 1);
+    assert_int_equal(l->modes_x, 0);
+    assert_true(l->length == 0.5 && l->mass == 0.3 && l->damping == 0.02);
+    assert_true(l->EI_z == 300 && l->EI_y == 200); /* y_b first, as flex_modes */
+    cfg_report_free(&rep);
+    assert_int_equal(load_flex("dh = modified",
+                               "flex_modes = 1 1 0\nflex_length = 0.5\n"
+                               "flex_mass = 0.3\nflex_ei = 250",
+                               &rep),
+                     0);
+    assert_true(cfg.flex.link[0].EI_z == 250 && cfg.flex.link[0].EI_y == 250);
+    cfg_report_free(&rep);
+    /* no flex keys: a rigid arm */
+    assert_int_equal(load_flex("dh = modified", "", &rep), 0);
+    assert_false(cfg.flexible);
+    cfg_report_free(&rep);
+    static const struct {
+        const char *flex, *expect;
+    } bad[] = {
+        {"flex_modes = 2 0 0\nflex_length = 0.6\nflex_mass = 0.3\nflex_ei = 300",
+         "f.ini:28: [joint j1] flex_length: joint 0: the beam's length 0.6 m must equal the "
+         "distance 0.5 m from joint 0 to the next joint's origin at q = 0 (the tool for the "
+         "last)"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = nan",
+         "f.ini:30: [joint j1] flex_ei: expected a number, got 'nan'"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = inf",
+         "f.ini:30: [joint j1] flex_ei: "},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = -0.3\nflex_ei = 300",
+         "f.ini:29: [joint j1] flex_mass: -0.3 is out of range: must be 0 to 10000 kg"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = 0",
+         "f.ini:30: [joint j1] flex_ei: 0 is out of range: must be > 0 and <= 1e+12 N m^2"},
+        {"flex_modes = 5 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = 300",
+         "f.ini:27: [joint j1] flex_modes: 5 is out of range: must be 0 to 4"},
+        {"flex_modes = 1.5 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = 300",
+         "f.ini:27: [joint j1] flex_modes: expected three whole numbers of modes (bending y, "
+         "bending z, torsion), got '1.5 0 0'"},
+        {"flex_modes = 2 0\nflex_length = 0.5", "f.ini:27: [joint j1] flex_modes: expected 3 "
+                                                "numbers, got 2"},
+        {"flex_mass = 0.3", "f.ini:27: [joint j1] flex_mass: describes a flexible link but the "
+                            "joint has no flex_modes (e.g. flex_modes = 2 0 0 for two bending "
+                            "modes in the plane of motion)"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 0.3",
+         "f.ini:8: [joint j1] flex_ei: missing required key"},
+        {"flex_modes = 0 0 1\nflex_length = 0.5\nflex_gj = 100",
+         "f.ini:8: [joint j1] flex_polar: missing required key"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 0.3\nflex_ei = 300\n"
+         "flex_damping = 11",
+         "f.ini:31: [joint j1] flex_damping: 11 is out of range: must be 0 to 10"},
+        {"flex_modes = 2 0 0\nflex_length = 0.5\nflex_mass = 2\nflex_ei = 300",
+         "f.ini:2: [arm]: joint 'j1': flex_mass 2 kg is more than the link's mass 1.5 kg (mass, "
+         "com and inertia describe the whole link, beam included)"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int errors = load_flex("dh = modified", bad[k].flex, &rep);
+        if (errors != 1 || strncmp(rep.lines[0], bad[k].expect, strlen(bad[k].expect)) != 0) {
+            cfg_report_print(&rep, stderr);
+            fail_msg("case %zu: expected '%s'", k, bad[k].expect);
+        }
+        cfg_report_free(&rep);
+    }
+    /* the beam starts at the joint: standard DH's distal link frame is refused */
+    assert_int_equal(load_flex("dh = standard", good, &rep), 1);
+    assert_non_null(strstr(rep.lines[0], "flexible links need dh = modified or origin_xyz"));
+    cfg_report_free(&rep);
+}
+
+/* flexarm2.ini: the example's beams as documented, restart-only on reload. */
+static void test_flexarm2_loads(void **state)
+{
+    (void)state;
+    cfg_report rep;
+    load_example("flexarm2.ini", &cfg, &rep);
+    assert_int_equal(rep.n_lines, 0);
+    assert_true(cfg.flexible);
+    assert_int_equal(cfg.flex.link[0].modes_y, 2);
+    assert_true(cfg.flex.link[0].length == 1.0 && cfg.flex.link[1].length == 0.8);
+    assert_true(cfg.flex.link[0].EI_z == 3477 && cfg.flex.link[1].EI_y == 3477);
+    cfg_report_free(&rep);
+    load_example("flexarm2.ini", &cfg2, &rep);
+    cfg_report_free(&rep);
+    cfg2.flex.link[1].EI_z = 3000;
+    cfg2.flex.link[0].damping = 0.05;
+    char live[256], restart[256];
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof live, restart, sizeof restart), 1);
+    assert_string_equal(live, "");
+    assert_string_equal(restart, "[joint shoulder] flex_damping, [joint elbow] flex_ei");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) root = argv[1];
@@ -683,6 +802,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_collision_keys),
         cmocka_unit_test(test_controller_names),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_flex_keys),
+        cmocka_unit_test(test_flexarm2_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

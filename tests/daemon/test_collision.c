@@ -4,7 +4,9 @@
  * without contact the residual stays near zero while the arm swings; a step of external torque
  * is followed as a first-order lag with time constant 1/K_O (63 % after one time constant,
  * within 1 % after twenty); a step much longer than 1/K_O (a host hold-up) carries r to the
- * external torque without overshoot; thresholds, the velocity band, the hysteresis and NaN. */
+ * external torque without overshoot; thresholds, the velocity band, the hysteresis and NaN; a
+ * hold-up across a velocity reversal is covered by the friction allowance, which stays near zero
+ * away from reversals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,7 +145,8 @@ static void test_follows_push_coulomb(void **state)
 }
 
 /* The threshold test: the joint with the largest ratio over its threshold, the band adding
- * band |qd|, none when all are below, NaN a detection; coll_clear below half. */
+ * band |qd|, none when all are below, NaN a detection; coll_clear below half; the friction
+ * allowance adds to the detection's threshold only. */
 static void test_thresholds(void **state)
 {
     (void)state;
@@ -169,6 +172,15 @@ static void test_thresholds(void **state)
     o.r[0] = NAN;
     assert_int_equal(coll_detect(&o, &p, qd, &ratio), 0);
     assert_false(coll_clear(&o, &p, qd));
+    /* the friction allowance raises the threshold of the detection, not of the hysteresis */
+    o.r[0] = 50;
+    o.allow[0] = 45;
+    assert_int_equal(coll_detect(&o, &p, qd, &ratio), -1);
+    assert_true(fabs(ratio - 50.0 / 55.0) < 1e-12);
+    assert_true(fabs(coll_threshold(&o, &p, 0, qd[0]) - 55) < 1e-12);
+    assert_false(coll_clear(&o, &p, qd));
+    o.allow[0] = 0;
+    assert_int_equal(coll_detect(&o, &p, qd, &ratio), 0);
 }
 
 /* The arm at rest with 1 N m more motor torque than gravity needs on every joint, but not
@@ -239,12 +251,101 @@ static void test_long_step(void **state)
     dyn_model_free(m);
 }
 
+/* Joint 1 of the PUMA (Coulomb 24.7 / -27.2 N m, smoothed over 0.01 rad/s) driven from
+ * -0.5 rad/s towards a goal 1 rad ahead, so it reverses about 20 ms in; the observer runs at
+ * 1 kHz but one 50 ms step (a host hold-up) starts `before` ticks ahead of the reversal. The
+ * trapezoid takes the friction over that step as the mean of its ends (about -1 N m) where it
+ * was mostly +24.7: r1 is off by up to ~20 N m, no contact anywhere. Checks: |r_j| stays within
+ * the friction allowance + 0.3 N m on every joint throughout (no false collision at a 4 N m
+ * threshold, even with the factor 2 after a hold-up dropped), the allowance is below 0.25 N m
+ * before the reversal and again 100 ms after the hold-up (the viscous part of the friction
+ * changing with the velocity adds a little), and r1 itself went above 8 N m (so
+ * the allowance is what kept it from a detection). Returns the largest |r1|. */
+static double reversal_holdup(int before)
+{
+    dyn_model_desc desc;
+    puma560_desc(&desc);
+    desc.friction_smoothing = 0.01;
+    plant p = {dyn_model_create(&desc, NULL, NULL), NULL, {0, 1.2, -1.4, 0.2, 0.3, 0}, {-0.5}};
+    assert_non_null(p.m);
+    p.d = dyn_data_create(p.m);
+    dyn_data *od = dyn_data_create(p.m);
+    law_dyn dy = {&dyn_general, p.m, od};
+    const double goal[N] = {1.0, 1.2, -1.4, 0.2, 0.3, 0};
+    /* first pass: the tick of the reversal */
+    int reversal = -1;
+    double save_q[N], save_qd[N];
+    memcpy(save_q, p.q, sizeof save_q);
+    memcpy(save_qd, p.qd, sizeof save_qd);
+    for (int pass = 0; pass < 2; pass++) {
+        memcpy(p.q, save_q, sizeof save_q);
+        memcpy(p.qd, save_qd, sizeof save_qd);
+        coll_observer o;
+        memset(&o, 0, sizeof o);
+        coll_start(&o, &dy, p.q, p.qd);
+        law_params lp = params(4.0, 0);
+        int gap_at = reversal - before, k = 0;
+        double worst = 0, since = 0, dt = TICK;
+        for (double t = 0; t < 0.4; k++) {
+            bool gap = pass == 1 && k == gap_at;
+            int sub = gap ? SUB * 50 : SUB;
+            double tau[N], g[N];
+            dyn_gravity(p.m, od, p.q, g);
+            for (int j = 0; j < N; j++) tau[j] = g[j] + 60.0 * (goal[j] - p.q[j]) - 8.0 * p.qd[j];
+            coll_applied(&o, tau, N);
+            double ext[N] = {0};
+            for (int s = 0; s < sub; s++) rk4(&p, tau, ext, TICK / SUB);
+            dt = TICK * sub / SUB;
+            t += dt;
+            if (pass == 0 && reversal < 0 && p.qd[0] > 0) reversal = k;
+            coll_update(&o, &dy, KO, p.q, p.qd, dt);
+            if (pass == 0) continue;
+            since = k > gap_at ? since + dt : 0;
+            double ratio;
+            for (int j = 0; j < N; j++) {
+                if (!(fabs(o.r[j]) <= o.allow[j] + 0.3) ||
+                    coll_detect(&o, &lp, p.qd, &ratio) >= 0) {
+                    print_error("t %.3f s, joint %d: r %.4g N m, allowance %.4g\n", t, j + 1,
+                                o.r[j], o.allow[j]);
+                    fail();
+                }
+            }
+            worst = fmax(worst, fabs(o.r[0]));
+            if ((k < gap_at - 5 || since > 0.1) && !(o.allow[0] < 0.25)) {
+                print_error("t %.3f s: allowance %.4g N m away from the reversal\n", t, o.allow[0]);
+                fail();
+            }
+        }
+        if (pass == 1) {
+            dyn_data_free(od);
+            dyn_data_free(p.d);
+            dyn_model_free(p.m);
+            return worst;
+        }
+        assert_true(reversal > 10 && reversal < 100);
+    }
+    return 0;
+}
+
+/* The hold-up starting 2 and 5 ticks before the reversal: r1 goes above 8 N m (twice the 4 N m
+ * threshold) and still no collision is detected. */
+static void test_reversal_holdup(void **state)
+{
+    (void)state;
+    for (int before = 2; before <= 5; before += 3) {
+        double worst = reversal_holdup(before);
+        print_message("hold-up %d ticks before the reversal: largest |r1| %.2f N m\n", before,
+                      worst);
+        assert_true(worst > 8.0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follows_push), cmocka_unit_test(test_follows_push_coulomb),
         cmocka_unit_test(test_thresholds),   cmocka_unit_test(test_held_torque),
-        cmocka_unit_test(test_long_step),
+        cmocka_unit_test(test_long_step),    cmocka_unit_test(test_reversal_holdup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,16 +69,14 @@ static void plant_free(plant *pl)
     dyn_model_free(pl->m);
 }
 
-/* Every stall_every-th sample (0: none) starts a stretch of 8 whose measured accelerations are
- * off by 40 rad/s^2 on every joint: what a host stall between a state read and a torque write
- * does to the differentiated velocity. */
-static int stall_every;
-
 /* Quintic rest-to-rest moves through poses[0..np) and back to poses[0], T [s] each, sampled at
  * 1 kHz into acc; torques from the plant plus noise sd [N m]; joints at rest get bias [N m] of
- * alternating sign (an arm sticking somewhere in its stiction band). Returns the samples. */
+ * alternating sign (an arm sticking somewhere in its stiction band). Every stall_every-th sample
+ * (0: none) starts a stretch of 8 whose measured accelerations are off by 40 rad/s^2 on every
+ * joint: what a host stall between a state read and a torque write does to the differentiated
+ * velocity. Returns the samples. */
 static long run_moves(payload_acc *acc, plant *pl, double poses[][CFG_MAX_JOINTS], int np, double T,
-                      double sd, double bias, double v_min)
+                      double sd, double bias, double v_min, int stall_every)
 {
     long n = 0;
     uint64_t s = 0x9e3779b97f4a7c15ull;
@@ -146,19 +144,31 @@ static void test_slow_motion_exact(void **state)
     plant_free(&pl);
 }
 
-static void test_moves_noise_stiction(void **state)
+/* The 2 kg payload fitted from the default poses' moves (0.8 s each, noise 0.05 N m, 5 N m
+ * stiction bias below v_min = 0.05 rad/s, stall_every as in run_moves): the result and the
+ * number of samples. */
+static long fit_moves(int stall_every, payload_fit_result *r)
 {
-    (void)state;
     load();
     double poses[PAYLOAD_FIT_MAX_POSES][CFG_MAX_JOINTS];
     int np = payload_default_poses(&cfg, ready, poses);
     plant pl = plant_with(&two_kg);
     double v_min = 0.05;
     payload_acc *acc = payload_acc_create(&cfg.model, v_min);
-    long samples = run_moves(acc, &pl, poses, np, 0.8, 0.05, 5.0, v_min);
-    payload_fit_result r;
+    assert_non_null(acc);
+    long samples = run_moves(acc, &pl, poses, np, 0.8, 0.05, 5.0, v_min, stall_every);
     char why[256] = "";
-    assert_int_equal(payload_acc_solve(acc, &r, why, sizeof why), 0);
+    assert_int_equal(payload_acc_solve(acc, r, why, sizeof why), 0);
+    payload_acc_free(acc);
+    plant_free(&pl);
+    return samples;
+}
+
+static void test_moves_noise_stiction(void **state)
+{
+    (void)state;
+    payload_fit_result r;
+    long samples = fit_moves(0, &r);
     print_message("moves: inertia %s: %.4f %.4f %.4f %.4f %.4f %.4f\n",
                   r.inertia_known ? "fitted" : "not fitted", r.inertia[0], r.inertia[1],
                   r.inertia[2], r.inertia[3], r.inertia[4], r.inertia[5]);
@@ -176,8 +186,6 @@ static void test_moves_noise_stiction(void **state)
     assert_true(r.sd_mass > 0 && r.residual_rms > 0.04);
     /* gaussian noise: the robust refit leaves out next to nothing */
     assert_true(r.rows_left_out <= r.rows / 1000);
-    payload_acc_free(acc);
-    plant_free(&pl);
 }
 
 /* Stretches of badly measured accelerations (host stalls), 2 % of the samples: the robust refit
@@ -185,18 +193,8 @@ static void test_moves_noise_stiction(void **state)
 static void test_moves_with_stalls(void **state)
 {
     (void)state;
-    load();
-    double poses[PAYLOAD_FIT_MAX_POSES][CFG_MAX_JOINTS];
-    int np = payload_default_poses(&cfg, ready, poses);
-    plant pl = plant_with(&two_kg);
-    double v_min = 0.05;
-    payload_acc *acc = payload_acc_create(&cfg.model, v_min);
-    stall_every = 400;
-    long samples = run_moves(acc, &pl, poses, np, 0.8, 0.05, 5.0, v_min);
-    stall_every = 0;
     payload_fit_result r;
-    char why[256] = "";
-    assert_int_equal(payload_acc_solve(acc, &r, why, sizeof why), 0);
+    long samples = fit_moves(400, &r);
     double e = 0;
     for (int i = 0; i < 3; i++) e += (r.com[i] - two_kg.com[i]) * (r.com[i] - two_kg.com[i]);
     print_message("stalls: %.4f kg at %.4f %.4f %.4f m (%.2f mm off), residual %.3f N m, %ld rows "
@@ -209,8 +207,6 @@ static void test_moves_with_stalls(void **state)
     long all = r.rows + r.rows_left_out;
     assert_true(r.rows_left_out >= all / 200 && r.rows_left_out <= all / 20);
     assert_true(r.residual_rms <= 0.07); /* the noise's 0.05, not the stalls' */
-    payload_acc_free(acc);
-    plant_free(&pl);
 }
 
 static void test_none(void **state)
@@ -223,7 +219,7 @@ static void test_none(void **state)
     memset(&none, 0, sizeof none);
     plant pl = plant_with(&none);
     payload_acc *acc = payload_acc_create(&cfg.model, 0.05);
-    run_moves(acc, &pl, poses, np, 0.8, 0.05, 0, 0.05);
+    run_moves(acc, &pl, poses, np, 0.8, 0.05, 0, 0.05, 0);
     payload_fit_result r;
     char why[256] = "";
     assert_int_equal(payload_acc_solve(acc, &r, why, sizeof why), 0);

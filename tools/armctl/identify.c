@@ -26,43 +26,19 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config/config.h"
 #include "tools/armctl/armctl.h"
 #include "tools/armctl/ident_excite.h"
 #include "tools/armctl/ident_fit.h"
+#include "tools/armctl/ident_run.h"
 #include "tools/armctl/ident_signal.h"
 
-#define ID_PREFIX     "armctl: identify: "
-#define ID_POINT_HZ   20.0 /* trajectory points per second */
-#define ID_TAIL_S     0.2  /* s of samples after the last trajectory_done "done" */
-#define ID_EDGE_S     0.1  /* s left out at each end of a stretch (the filter's start) */
-#define ID_DECIMATE   4    /* every 4th sample into the fit */
-#define ID_PLOT_DECIM 10   /* every 10th validation sample into the plot's data */
-#define ID_TIMEOUT_S  10.0 /* s past the motion's duration without its end */
-#define ID_V_MIN      0.02 /* [rad/s|m/s] at least: slower joints give no equation */
-
-/* The command line. */
-typedef struct {
-    const char *config, *out, *report;
-    double period, swing, cutoff;
-    int periods, harmonics, candidates;
-    unsigned long long seed;
-} id_options;
-
-/* One recorded run: the samples (t, q, qd, tau per joint) and how it ended. */
-typedef struct {
-    int n;
-    long len, cap;
-    long long *tick;
-    double *t, *mono;     /* armd's control time; CLOCK_MONOTONIC [s] */
-    double *q, *qd, *tau; /* len x n, row per sample */
-    json_int_t first_id, last_id;
-    double t_from, t_end, duration;
-    bool closed;
-    char failure[400];
-} id_rec;
+#define ID_POINT_HZ  20.0 /* trajectory points per second */
+#define ID_TAIL_S    0.2  /* s of samples after the last trajectory_done "done" */
+#define ID_EDGE_S    0.1  /* s left out at each end of a stretch (the filter's start) */
+#define ID_TIMEOUT_S 10.0 /* s past the motion's duration without its end */
+#define ID_V_MIN     0.02 /* [rad/s|m/s] at least: slower joints give no equation */
 
 static void rec_fail(id_rec *r, const char *fmt, ...)
 {
@@ -224,27 +200,6 @@ static int run_motion(armctl_conn *c, const ident_excitation *e, int periods, co
     return 1;
 }
 
-/* A run made ready for the fit: filtered q, qd, tau and qdd in place of the raw ones, and
- * use[i] set for the samples away from every stretch's ends. */
-typedef struct {
-    double *qdd;
-    unsigned char *use;
-} id_ready;
-
-/* The recorded samples as they came (before filtering), appended to out: motion name, armd's
- * time, CLOCK_MONOTONIC, then q, qd, tau per joint. */
-static void write_samples(FILE *out, const char *what, const id_rec *r)
-{
-    for (long i = 0; i < r->len; i++) {
-        fprintf(out, "%s,%.6f,%.6f", what, r->t[i], r->mono[i]);
-        for (int k = 0; k < 3; k++) {
-            const double *v = k == 0 ? r->q : k == 1 ? r->qd : r->tau;
-            for (int j = 0; j < r->n; j++) fprintf(out, ",%.9g", v[i * r->n + j]);
-        }
-        fputc('\n', out);
-    }
-}
-
 static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
 {
     int n = r->n;
@@ -269,13 +224,6 @@ static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
     }
     return 0;
 }
-
-/* The validation figures: RMS error per joint and over all (in % of the torque's RMS) of the
- * torques pi predicts. */
-typedef struct {
-    double rms[DYN_MAX_DOF], tau_rms[DYN_MAX_DOF], percent;
-    long samples;
-} id_validation;
 
 static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_ready *rd,
                      id_validation *v)
@@ -304,131 +252,6 @@ static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_r
         all_t += st[j];
     }
     v->percent = all_t > 0 ? 100 * sqrt(all_e / all_t) : NAN;
-}
-
-/* The INI fragment: one [joint NAME] section per joint with the identified dynamics keys. */
-static int write_ini(const char *path, const armd_config *cfg, const double *pi,
-                     const id_validation *v, const id_validation *v0)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    dyn_model_desc d = cfg->model;
-    dyn_params_to_desc(pi, &d);
-    time_t now = time(NULL);
-    char stamp[40], dropins[CFG_PATH_MAX + 8];
-    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-    if (cfg_sibling_path(cfg->source, ".d", dropins, sizeof dropins) != 0)
-        snprintf(dropins, sizeof dropins, "the drop-in directory");
-    fprintf(f,
-            "# armctl identify, %s: the dynamics of %s identified from its own motion.\n"
-            "# Validation torque error %.2f %% of the torque RMS (the configured model: %.2f %%).\n"
-            "# Use it as a drop-in (%s/60-identified.ini), then armctl reload. Generated code\n"
-            "# (armgen) no longer fits: run armgen again and restart armd to have it back.\n",
-            stamp, cfg->name, v->percent, v0->percent, dropins);
-    for (int j = 0; j < d.n; j++) {
-        const dyn_joint_desc *jd = &d.joint[j];
-        fprintf(f, "\n[joint %s]\n", cfg->joint[j].name);
-        fprintf(f, "mass = %.9g\n", jd->mass);
-        fprintf(f, "com = %.9g %.9g %.9g\n", jd->com[0], jd->com[1], jd->com[2]);
-        fprintf(f, "inertia = %.9g %.9g %.9g %.9g %.9g %.9g\n", jd->inertia[0], jd->inertia[1],
-                jd->inertia[2], jd->inertia[3], jd->inertia[4], jd->inertia[5]);
-        fprintf(f, "armature = %.9g\n", jd->armature);
-        fprintf(f, "viscous = %.9g\n", jd->viscous);
-        fprintf(f, "coulomb = %.9g %.9g\n", jd->coulomb_pos, jd->coulomb_neg);
-    }
-    if (f != stdout && fclose(f) != 0) {
-        fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    return 0;
-}
-
-/* The report: the motion, the base parameters with their standard deviations, the validation
- * table. */
-static void write_report(FILE *f, const armd_config *cfg, const ident_result *res,
-                         const id_validation *v, const id_validation *v0, double cond,
-                         const id_options *o, double seconds)
-{
-    const char *names[DYN_MAX_DOF];
-    for (int j = 0; j < cfg->n_joints; j++) names[j] = cfg->joint[j].name;
-    fprintf(f,
-            "identification of %s: %d x %.3g s excitation (%d harmonics, swing %.3g), "
-            "%.1f s of motion recorded\n",
-            cfg->name, o->periods, o->period, o->harmonics, o->swing, seconds);
-    fprintf(f,
-            "regressor: %d standard parameters, %d base parameters, condition number %.3g "
-            "(design %.3g), %ld equations\n",
-            res->P, res->r, res->cond, cond, res->rows);
-    fprintf(f,
-            "fit: residual %.4g of torque RMS %.4g; joints the physical projection changed: "
-            "%d\n",
-            res->fit_rms, res->tau_rms, res->projected);
-    fprintf(f, "\nbase parameters (each the first named plus combinations of dependent ones):\n");
-    for (int k = 0; k < res->r; k++) {
-        char name[96];
-        ident_param_name(res->perm[k], names, name, sizeof name);
-        fprintf(f, "  %-22s %12.6g  sd %.3g\n", name, res->theta[k], res->sd[k]);
-    }
-    fprintf(f, "\nvalidation (a second excitation, %ld samples): RMS torque error\n", v->samples);
-    fprintf(f, "  %-10s %12s %12s %12s\n", "joint", "identified", "configured", "torque RMS");
-    for (int j = 0; j < cfg->n_joints; j++)
-        fprintf(f, "  %-10s %12.4g %12.4g %12.4g\n", names[j], v->rms[j], v0->rms[j],
-                v->tau_rms[j]);
-    fprintf(f, "  all joints: %.2f %% of the torque RMS (configured model %.2f %%)\n", v->percent,
-            v0->percent);
-}
-
-/* The plot: measured and predicted validation torques per joint, PREFIX.dat, PREFIX.gp and
- * (when gnuplot runs) PREFIX.png. */
-static void write_plot(const char *prefix, ident_fit *f, const double *pi, const id_rec *r,
-                       const id_ready *rd, const armd_config *cfg)
-{
-    char dat[1024], gp[1024], png[1024];
-    snprintf(dat, sizeof dat, "%s.dat", prefix);
-    snprintf(gp, sizeof gp, "%s.gp", prefix);
-    snprintf(png, sizeof png, "%s.png", prefix);
-    FILE *d = fopen(dat, "w");
-    if (!d) {
-        fprintf(stderr, ID_PREFIX "%s: %s\n", dat, strerror(errno));
-        return;
-    }
-    int n = r->n;
-    double t0 = r->len ? r->t[0] : 0;
-    for (long i = 0; i < r->len; i += ID_PLOT_DECIM) {
-        if (!rd->use[i]) continue;
-        double pred[DYN_MAX_DOF];
-        ident_predict(f, pi, r->q + i * n, r->qd + i * n, rd->qdd + i * n, pred);
-        fprintf(d, "%.4f", r->t[i] - t0);
-        for (int j = 0; j < n; j++) fprintf(d, " %.6g %.6g", r->tau[i * n + j], pred[j]);
-        fprintf(d, "\n");
-    }
-    fclose(d);
-    FILE *g = fopen(gp, "w");
-    if (!g) return;
-    int rows = (n + 1) / 2;
-    fprintf(g,
-            "set terminal pngcairo size 1200,%d font ',9'\nset output '%s'\n"
-            "set multiplot layout %d,2 title 'armctl identify: validation torques of %s, "
-            "measured vs predicted'\nset grid\nset xlabel 't [s]'\n",
-            300 * rows, png, rows, cfg->name);
-    for (int j = 0; j < n; j++)
-        fprintf(g,
-                "set ylabel '%s [%s]'\nplot '%s' using 1:%d with lines lw 2 title 'measured', "
-                "'' using 1:%d with lines title 'identified model'\n",
-                cfg->joint[j].name, cfg->model.joint[j].type == DYN_PRISMATIC ? "N" : "N m", dat,
-                2 + 2 * j, 3 + 2 * j);
-    fprintf(g, "unset multiplot\n");
-    fclose(g);
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
-    if (system(cmd) == 0)
-        fprintf(stderr, ID_PREFIX "plot: %s\n", png);
-    else
-        fprintf(stderr, ID_PREFIX "gnuplot did not run: the plot's data and script are %s, %s\n",
-                dat, gp);
 }
 
 /* Parses the options; 0, or the usage exit status (reported). */
@@ -524,7 +347,7 @@ static int record_and_prepare(armctl_conn *c, const ident_excitation *e, int per
     memset(r, 0, sizeof *r);
     r->n = n;
     if (run_motion(c, e, periods, what, r) != 0) return 1;
-    if (csv) write_samples(csv, what, r);
+    if (csv) ident_write_samples(csv, what, r);
     if (prepare(r, rate, cutoff, rd) != 0) {
         fprintf(stderr, ID_PREFIX "out of memory\n");
         return 1;
@@ -641,16 +464,16 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     validate(fit, res.pi_free, &vrec, &vrd, &vf);
     fprintf(stderr, ID_PREFIX "validation before the physical projection: %.2f %%\n", vf.percent);
     double seconds = rec.len ? (rec.t[rec.len - 1] - rec.t[0]) : 0;
-    write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds);
+    ident_write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds);
     char path[1024];
     snprintf(path, sizeof path, "%s.txt", o.report);
     FILE *rf = fopen(path, "w");
     if (rf) {
-        write_report(rf, &cfg, &res, &v, &v0, cond, &o, seconds);
+        ident_write_report(rf, &cfg, &res, &v, &v0, cond, &o, seconds);
         fclose(rf);
     }
-    write_plot(o.report, fit, res.pi, &vrec, &vrd, &cfg);
-    rc = write_ini(o.out, &cfg, res.pi, &v, &v0);
+    ident_write_plot(o.report, fit, res.pi, &vrec, &vrd, &cfg);
+    rc = ident_write_ini(o.out, &cfg, res.pi, &v, &v0);
     if (rc == 0) fprintf(stderr, ID_PREFIX "parameters: %s; report: %s\n", o.out, path);
 out:
     if (csv) fclose(csv);

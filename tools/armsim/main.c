@@ -101,21 +101,21 @@ int main(int argc, char **argv)
         proto = cfg->driver.type == DRIVER_ARMLINK ? PROTO_ARMLINK : PROTO_DXL2;
 
     char err[512] = "";
+    physics *phys = physics_create(cfg, &opt, NULL, err, sizeof err);
+    if (!phys) {
+        fprintf(stderr, "armsim: %s\n", err);
+        free(cfg);
+        return 2;
+    }
     truth_log *truth = NULL;
-    if (opt.truth_path) {
-        truth = truth_open(opt.truth_path, cfg->n_joints, opt.truth_decimate, err, sizeof err);
+    if (opt.truth_path && !opt.print_model) {
+        truth = physics_open_truth(phys, cfg, opt.truth_path, opt.truth_decimate, err, sizeof err);
         if (!truth) {
             fprintf(stderr, "armsim: %s\n", err);
+            physics_free(phys);
             free(cfg);
             return 2;
         }
-    }
-    physics *phys = physics_create(cfg, &opt, truth, err, sizeof err);
-    if (!phys) {
-        fprintf(stderr, "armsim: %s\n", err);
-        truth_close(truth);
-        free(cfg);
-        return 2;
     }
     if (opt.print_model) { /* printed by physics_create */
         physics_free(phys);

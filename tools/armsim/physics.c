@@ -15,6 +15,7 @@
 
 #include "dynamics/dynamics.h"
 #include "tools/armsim/contact.h"
+#include "tools/armsim/flexsim.h"
 #include "tools/armsim/perturb.h"
 #include "tools/armsim/simclock.h"
 
@@ -41,8 +42,10 @@ struct physics {
     double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
     double k_stop[CFG_MAX_JOINTS], c_stop[CFG_MAX_JOINTS];
     truth_log *truth;
-    /* integration state (physics thread only) */
-    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS];
+    flexsim flex; /* a flexible arm's model (flex.m NULL: rigid, dyn_forward_aba) */
+    int nx;       /* state size: joints, then a flexible arm's modal coordinates */
+    /* integration state (physics thread only): x = (q, modal coordinates), xd its rate */
+    double q[FLEXSIM_MAX_X], qd[FLEXSIM_MAX_X];
     armsim_contact contact; /* --push, --wall */
     /* shared with the device thread, under lock */
     pthread_mutex_t lock;
@@ -84,9 +87,11 @@ static double endstop(const physics *p, int j, double q, double qd)
     return f;
 }
 
-/* Joint accelerations qdd = FD(q, qd, tau_held + tau_stop + tau_wall) with gravity, armature,
+/* Accelerations qdd = FD(q, qd, tau_held + tau_stop + tau_wall) with gravity, armature,
  * friction; tau_held is what is held over the step (motor + pushes). Adds w x the wall's joint
- * torque to ext and w x its force [N] to *wall_force (the RK4 stage weight). */
+ * torque to ext and w x its force [N] to *wall_force (the RK4 stage weight). A flexible arm: q,
+ * qd, qdd are over all nx coordinates and FD is dyn_flex_forward (El-Rayyes 1990 eq 2.9), the
+ * joint torques acting on the joint coordinates; the wall's contact point is the rigid arm's. */
 static int accel(physics *p, const double *q, const double *qd, const double *tau_held, double *qdd,
                  double w, double *ext, double *wall_force)
 {
@@ -96,6 +101,7 @@ static int accel(physics *p, const double *q, const double *qd, const double *ta
         tau[j] = tau_held[j] + wall[j] + endstop(p, j, q[j], qd[j]);
         ext[j] += w * wall[j];
     }
+    if (p->flex.m) return dyn_flex_forward(p->flex.m, p->flex.d, q, qd, tau, NULL, DYN_ALL, qdd);
     return dyn_forward_aba(p->model, p->data, q, qd, tau, NULL, DYN_ALL, qdd);
 }
 
@@ -104,16 +110,15 @@ static int accel(physics *p, const double *q, const double *qd, const double *ta
  * every stage (seed 000: RK4 simulation via M^-1 (tau - C - G)). ext receives the external
  * joint torque of the step (push + the RK4-weighted mean of the wall's stage torques, the
  * torque that acted in effect) [N m|N], *wall_force the same mean of the wall force [N]. */
-static int rk4_step(physics *p, const double *tau, const double *push, double *ext,
+static int rk4_step(physics *p, double h, const double *tau, const double *push, double *ext,
                     double *wall_force)
 {
-    const int n = p->n;
-    const double h = p->dt;
-    double a1[CFG_MAX_JOINTS], a2[CFG_MAX_JOINTS], a3[CFG_MAX_JOINTS], a4[CFG_MAX_JOINTS];
-    double v2[CFG_MAX_JOINTS], v3[CFG_MAX_JOINTS], v4[CFG_MAX_JOINTS], x[CFG_MAX_JOINTS];
+    const int n = p->nx, nj = p->n;
+    double a1[FLEXSIM_MAX_X], a2[FLEXSIM_MAX_X], a3[FLEXSIM_MAX_X], a4[FLEXSIM_MAX_X];
+    double v2[FLEXSIM_MAX_X], v3[FLEXSIM_MAX_X], v4[FLEXSIM_MAX_X], x[FLEXSIM_MAX_X];
     double held[CFG_MAX_JOINTS], wall[CFG_MAX_JOINTS] = {0};
     *wall_force = 0.0;
-    for (int j = 0; j < n; j++) held[j] = tau[j] + push[j];
+    for (int j = 0; j < nj; j++) held[j] = tau[j] + push[j];
     int rc = accel(p, p->q, p->qd, held, a1, 1.0 / 6.0, wall, wall_force);
     for (int j = 0; j < n; j++) {
         x[j] = p->q[j] + 0.5 * h * p->qd[j];
@@ -130,13 +135,32 @@ static int rk4_step(physics *p, const double *tau, const double *push, double *e
         v4[j] = p->qd[j] + h * a3[j];
     }
     rc |= accel(p, x, v4, held, a4, 1.0 / 6.0, wall, wall_force);
-    for (int j = 0; j < n; j++) ext[j] = push[j] + wall[j];
+    for (int j = 0; j < nj; j++) ext[j] = push[j] + wall[j];
     if (rc != 0) return -1;
     for (int j = 0; j < n; j++) {
         p->q[j] += h / 6.0 * (p->qd[j] + 2.0 * v2[j] + 2.0 * v3[j] + v4[j]);
         p->qd[j] += h / 6.0 * (a1[j] + 2.0 * a2[j] + 2.0 * a3[j] + a4[j]);
     }
     return 0;
+}
+
+/* One physics step of p->dt: a rigid arm one RK4 step; a flexible arm flex.substeps RK4 steps
+ * of dt / substeps (the highest mode resolved, flexsim.h), ext and *wall_force their means. */
+static int physics_step(physics *p, const double *tau, const double *push, double *ext,
+                        double *wall_force)
+{
+    const int s = p->flex.substeps;
+    if (s <= 1) return rk4_step(p, p->dt, tau, push, ext, wall_force);
+    double e[CFG_MAX_JOINTS], wf;
+    int rc = 0;
+    for (int j = 0; j < p->n; j++) ext[j] = 0.0;
+    *wall_force = 0.0;
+    for (int i = 0; i < s; i++) {
+        rc |= rk4_step(p, p->dt / s, tau, push, e, &wf);
+        for (int j = 0; j < p->n; j++) ext[j] += e[j] / s;
+        *wall_force += wf / s;
+    }
+    return rc;
 }
 
 /* Effective inertia of each joint at q, 1 / (H^-1)_jj (the inertia felt by joint j when the
@@ -179,6 +203,7 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
                         char *err, size_t errlen)
 {
     dyn_model_desc desc = cfg->model;
+    dyn_flex_desc flex = cfg->flex; /* the beams: the config's, or --model's */
     if (o->model_path) {
         armd_config *other = calloc(1, sizeof *other);
         cfg_report rep;
@@ -193,6 +218,7 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
             nerr = 1;
         } else {
             desc = other->model;
+            flex = other->flex;
         }
         cfg_report_free(&rep);
         free(other);
@@ -204,9 +230,18 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
     }
     armsim_contact contact;
     if (contact_init(&contact, o, desc.n, err, errlen) != 0) return NULL;
+    bool flexible = false;
     for (int j = 0; j < desc.n; j++) {
+        const dyn_flex_link *l = &flex.link[j];
+        flexible |= l->modes_y || l->modes_z || l->modes_x;
+        flex.link[j].mass *= o->mass_scale;
+        flex.link[j].polar *= o->mass_scale;
         desc.joint[j].mass *= o->mass_scale;
         for (int i = 0; i < 6; i++) desc.joint[j].inertia[i] *= o->mass_scale;
+    }
+    if (o->perturb_on && flexible) {
+        snprintf(err, errlen, "--perturb: not available for an arm with flexible links");
+        return NULL;
     }
     if (o->perturb_on) perturb_desc(&desc, o->perturb_seed, o->print_model ? stderr : stdout);
     if (o->payload_on) {
@@ -279,10 +314,15 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         physics_free(p);
         return NULL;
     }
+    if (flexible && flexsim_create(&p->flex, cfg, &desc, &flex, p->dt, err, errlen) != 0) {
+        physics_free(p);
+        return NULL;
+    }
+    p->nx = p->flex.m ? p->flex.nx : p->n;
     p->stats.friction_smoothing = desc.friction_smoothing;
     p->stats.endstop_hz = ENDSTOP_HZ;
     p->pub.n = p->n;
-    memcpy(p->pub.q, p->q, sizeof p->q);
+    memcpy(p->pub.q, p->q, sizeof p->pub.q);
     return p;
 }
 
@@ -329,7 +369,9 @@ static void *physics_thread(void *arg)
     double tool[12];
     dyn_fk(p->model, p->data, p->q, NULL, tool);
     const double mono0 = (double)p->start_ns * 1e-9; /* CLOCK_MONOTONIC of t = 0 [s] */
-    truth_push(p->truth, 0.0, mono0, p->q, p->qd, tau, ext, wall_force, tool);
+    double extra[FLEXSIM_MAX_X + 3];
+    if (p->truth) flexsim_truth(&p->flex, p->q, extra);
+    truth_push(p->truth, 0.0, mono0, p->q, p->qd, tau, ext, wall_force, tool, extra);
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         uint64_t next = p->start_ns + skipped_ns + (k + 1) * p->dt_ns;
         struct timespec ts = {(time_t)(next / 1000000000ull), (long)(next % 1000000000ull)};
@@ -348,11 +390,14 @@ static void *physics_thread(void *arg)
             uint64_t t_ns = skipped_ns + k * p->dt_ns;
             gather_torque(p, p->start_ns + t_ns, tau, tau_act);
             contact_push_torque(&p->contact, t_ns, push);
-            if (rk4_step(p, tau, push, ext, &wall_force) != 0) p->stats.solver_failures++;
+            if (physics_step(p, tau, push, ext, &wall_force) != 0) p->stats.solver_failures++;
             k++;
             double t = (double)(t_ns + p->dt_ns) * 1e-9;
-            if (p->truth) dyn_fk(p->model, p->data, p->q, NULL, tool);
-            truth_push(p->truth, t, mono0 + t, p->q, p->qd, tau, ext, wall_force, tool);
+            if (p->truth) {
+                dyn_fk(p->model, p->data, p->q, NULL, tool);
+                flexsim_truth(&p->flex, p->q, extra);
+            }
+            truth_push(p->truth, t, mono0 + t, p->q, p->qd, tau, ext, wall_force, tool, extra);
             publish(p, t, tau, tau_act);
         }
         pthread_mutex_lock(&p->lock);
@@ -361,6 +406,21 @@ static void *physics_thread(void *arg)
         pthread_mutex_unlock(&p->lock);
     }
     return NULL;
+}
+
+truth_log *physics_open_truth(physics *p, const armd_config *cfg, const char *path, int decimate,
+                              char *err, size_t errlen)
+{
+    size_t len = (size_t)(p->nx + 3) * (CFG_NAME_MAX + 8) + 1;
+    char *hdr = malloc(len);
+    if (!hdr) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    flexsim_header(&p->flex, cfg, hdr, len);
+    p->truth = truth_open(path, p->n, decimate, hdr, p->flex.m ? p->flex.n_extra : 0, err, errlen);
+    free(hdr);
+    return p->truth;
 }
 
 int physics_start(physics *p, uint64_t start_ns)
@@ -383,6 +443,7 @@ void physics_free(physics *p)
 {
     if (!p) return;
     physics_stop(p);
+    flexsim_free(&p->flex);
     if (p->data) dyn_data_free(p->data);
     if (p->model) dyn_model_free(p->model);
     pthread_mutex_destroy(&p->lock);

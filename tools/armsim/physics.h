@@ -6,6 +6,11 @@
  * zero while an actuator is inactive or its command has expired), gravity, armature, viscous +
  * Coulomb friction (smoothed), joint limits as stiff damped end stops, and the external
  * pushes and wall of --push/--wall (contact.h). All joint-side SI.
+ *
+ * An arm with flexible links (flex_modes in the config or --model) integrates dynamics/flex.h's
+ * model instead (flexsim.h): the state is the joints plus the modal coordinates, the forces above
+ * act on the joint coordinates, and each step is split into RK4 substeps that resolve the
+ * highest mode.
  */
 #ifndef ARMSIM_PHYSICS_H
 #define ARMSIM_PHYSICS_H
@@ -43,6 +48,10 @@ typedef struct {
  * friction smoothing, --q0, --push, --wall. NULL with err filled on error. truth may be NULL. */
 physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_log *truth,
                         char *err, size_t errlen);
+/* Opens the truth log at path for p's arm (a flexible arm's extra columns, truth.h) and makes p
+ * write to it; call before physics_start. NULL with err on failure. */
+truth_log *physics_open_truth(physics *p, const armd_config *cfg, const char *path, int decimate,
+                              char *err, size_t errlen);
 /* Starts the integration thread with t = 0 at start_ns (CLOCK_MONOTONIC). */
 int physics_start(physics *p, uint64_t start_ns);
 void physics_stop(physics *p);

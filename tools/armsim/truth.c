@@ -17,8 +17,9 @@
 
 struct truth_log {
     FILE *f;
-    int n, decimate, count;
-    size_t rec; /* doubles per record: 1 + 4n + 5 (t, q, qd, tau, ext, wall_force, tool, mono) */
+    int n, n_extra, decimate, count;
+    size_t rec; /* doubles per record: 1 + 4n + 5 (t, q, qd, tau, ext, wall_force, tool, mono)
+                   + n_extra (a flexible arm's modal coordinates and tool deflection) */
     double *ring;
     _Atomic uint64_t head, tail; /* head: next slot to write, tail: next slot to read */
     _Atomic bool stop;
@@ -34,8 +35,10 @@ static void drain(truth_log *t)
     while (tail != head) {
         const double *r = t->ring + (tail & (TRUTH_RING - 1)) * t->rec;
         fprintf(t->f, "%.7f", r[0]);
-        for (size_t i = 1; i + 1 < t->rec; i++) fprintf(t->f, ",%.10g", r[i]);
-        fprintf(t->f, ",%.9f", r[t->rec - 1]); /* mono: ns over days of uptime */
+        const size_t mono = 5 + 4 * (size_t)t->n;
+        for (size_t i = 1; i < mono; i++) fprintf(t->f, ",%.10g", r[i]);
+        fprintf(t->f, ",%.9f", r[mono]); /* mono: ns over days of uptime */
+        for (size_t i = mono + 1; i < t->rec; i++) fprintf(t->f, ",%.10g", r[i]);
         fputc('\n', t->f);
         tail++;
         atomic_store_explicit(&t->tail, tail, memory_order_release);
@@ -55,7 +58,8 @@ static void *writer(void *arg)
     return NULL;
 }
 
-truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t errlen)
+truth_log *truth_open(const char *path, int n, int decimate, const char *extra_header, int n_extra,
+                      char *err, size_t errlen)
 {
     truth_log *t = calloc(1, sizeof *t);
     if (!t) {
@@ -64,7 +68,8 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     }
     t->n = n;
     t->decimate = decimate > 0 ? decimate : 1;
-    t->rec = 6 + 4 * (size_t)n;
+    t->n_extra = n_extra > 0 ? n_extra : 0;
+    t->rec = 6 + 4 * (size_t)n + (size_t)t->n_extra;
     t->ring = malloc(TRUTH_RING * t->rec * sizeof(double));
     t->f = fopen(path, "w");
     if (!t->ring || !t->f) {
@@ -80,7 +85,9 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
     for (int i = 1; i <= n; i++) fprintf(t->f, ",qd%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",tau%d", i);
     for (int i = 1; i <= n; i++) fprintf(t->f, ",ext%d", i);
-    fputs(",wall_force,tool_x,tool_y,tool_z,mono\n", t->f);
+    fputs(",wall_force,tool_x,tool_y,tool_z,mono", t->f);
+    if (t->n_extra && extra_header) fputs(extra_header, t->f);
+    fputc('\n', t->f);
     if (pthread_create(&t->thread, NULL, writer, t) != 0) {
         snprintf(err, errlen, "--truth: cannot start the writer thread");
         fclose(t->f);
@@ -92,7 +99,8 @@ truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t e
 }
 
 void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
-                const double *tau, const double *ext, double wall_force, const double *tool)
+                const double *tau, const double *ext, double wall_force, const double *tool,
+                const double *extra)
 {
     if (!t) return;
     if (t->count++ % t->decimate != 0) return;
@@ -111,6 +119,7 @@ void truth_push(truth_log *t, double time, double mono, const double *q, const d
     r[1 + 4 * t->n] = wall_force;
     for (int i = 0; i < 3; i++) r[2 + 4 * t->n + i] = tool[4 * i + 3];
     r[5 + 4 * t->n] = mono;
+    if (t->n_extra) memcpy(r + 6 + 4 * t->n, extra, (size_t)t->n_extra * sizeof(double));
     atomic_store_explicit(&t->head, head + 1, memory_order_release);
 }
 

@@ -12,6 +12,11 @@
  *   tool_x, tool_y, tool_z  the tool point after the step, base frame [m];
  *   mono        the CLOCK_MONOTONIC time [s] the row's t stands for (armsim's start + t): the
  *               clock of armd's `mono`, so the two join without fitting an offset.
+ * A flexible arm (a link with flex_modes) adds, after mono, its modal coordinates, named
+ * "JOINT_yK", "JOINT_zK", "JOINT_xK" (link of joint JOINT, bending along y_b / z_b [m at the
+ * tip: the shapes are normalised to |D_k(L)| = 2, so the tip moves 2 x this] or torsion [rad],
+ * mode K from 1), then defl_x, defl_y, defl_z: the tool point of the flexible arm minus that of
+ * the rigid arm at the same joint positions, base frame [m]. A rigid arm's file is unchanged.
  * The first row (t = 0) is the initial state, with tau = 0, no push, and the wall at q0.
  * Readers should find columns by their header names: columns may be added at the end.
  *
@@ -26,14 +31,18 @@
 
 typedef struct truth_log truth_log;
 
-/* Creates PATH (truncating), writes the header and starts the writer thread. NULL with err on
+/* Creates PATH (truncating), writes the header (extra_header: ",name,..." of the n_extra
+ * columns after mono, or NULL with n_extra 0) and starts the writer thread. NULL with err on
  * failure. */
-truth_log *truth_open(const char *path, int n, int decimate, char *err, size_t errlen);
+truth_log *truth_open(const char *path, int n, int decimate, const char *extra_header, int n_extra,
+                      char *err, size_t errlen);
 /* Real-time side: queues one record (every decimate-th call), the columns above (time = t,
- * ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p]). Never blocks; when
+ * ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p]; extra: n_extra values
+ * or NULL when n_extra is 0). Never blocks; when
  * the ring is full the record is counted as lost. */
 void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
-                const double *tau, const double *ext, double wall_force, const double *tool);
+                const double *tau, const double *ext, double wall_force, const double *tool,
+                const double *extra);
 /* Drains the ring, flushes, closes the file and joins the writer. Returns records lost. */
 uint64_t truth_close(truth_log *t);
 
