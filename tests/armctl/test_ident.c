@@ -159,7 +159,7 @@ static void feed(ident_fit *f, dyn_model *truth, dyn_data *d, const ident_excita
         ident_excitation_eval(e, i / rate, q, qd, qdd);
         dyn_rnea(truth, d, q, qd, qdd, NULL, DYN_ALL, tau);
         for (int j = 0; j < 6; j++) tau[j] += sd * cfg.joint[j].torque / 100 * gauss(s);
-        assert_int_equal(ident_fit_add(f, q, qd, qdd, tau), 0);
+        assert_int_equal(ident_fit_add(f, q, qd, qdd, tau, NULL), 0);
     }
 }
 

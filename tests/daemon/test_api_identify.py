@@ -13,8 +13,8 @@ told).
 - Tracking of the demo-style move with the configured model, the identified one and the exact
   one (armsim --print-model of the same perturbed arm), each reloaded in turn into the same
   armd: the identified model tracks at least 10 x better than the configured one. The ratio to
-  the exact model is printed: the issue's target (1.2 x) is not met yet (about 4 x: 0.13 against
-  0.03 mrad), so it is not asserted."""
+  the exact model is printed: the issue's target (1.2 x) is not met yet (about 1.8 x: 0.047
+  against 0.026 mrad), so it is not asserted."""
 import os
 import re
 import shutil

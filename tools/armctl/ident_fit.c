@@ -211,7 +211,7 @@ void ident_fit_free(ident_fit *f)
 }
 
 int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
-                  const double *tau)
+                  const double *tau, const unsigned char *skip)
 {
     int n = f->n, P = f->P;
     for (int j = 0; j < n; j++)
@@ -219,7 +219,7 @@ int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double 
     double known[DYN_MAX_DOF];
     dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, known);
     for (int j = 0; j < n; j++) {
-        if (!(fabs(qd[j]) >= f->v_min)) continue;
+        if (!(fabs(qd[j]) >= f->v_min) || (skip && skip[j])) continue;
         const double *y = f->Y + (size_t)j * P;
         double b = tau[j] - known[j];
         double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;

@@ -47,9 +47,10 @@ typedef struct {
 ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min);
 void ident_fit_free(ident_fit *f);
 /* Adds one sample: q, qd, qdd (filtered, zero phase) and the torque tau [N m|N]: one equation per
- * joint moving at v_min or faster. Returns 0, or -1 for a non-finite value (nothing added). */
+ * joint moving at v_min or faster and not flagged in skip[j] (skip may be NULL). Returns 0, or
+ * -1 for a non-finite value (nothing added). */
 int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
-                  const double *tau);
+                  const double *tau, const unsigned char *skip);
 /* Solves (see above): 0, or -1 with why. */
 int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len);
 /* The torque the parameters pi predict at a sample [N m|N] (tau_known included). */

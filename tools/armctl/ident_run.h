@@ -44,6 +44,7 @@ typedef struct {
 typedef struct {
     double *qdd;
     unsigned char *use;
+    unsigned char *near; /* [i * n + j]: joint j's velocity reverses within the filter's reach */
 } id_ready;
 
 /* The validation figures: RMS error per joint and over all (in % of the torque's RMS) of the

@@ -39,6 +39,9 @@
 #define ID_EDGE_S    0.1  /* s left out at each end of a stretch (the filter's start) */
 #define ID_TIMEOUT_S 10.0 /* s past the motion's duration without its end */
 #define ID_V_MIN     0.02 /* [rad/s|m/s] at least: slower joints give no equation */
+/* a joint's equations within this many filter time constants (1 / cutoff) of its velocity
+ * reversals are left out (mark_reversals) */
+#define ID_REVERSAL_CUTOFFS 1.5
 
 static void rec_fail(id_rec *r, const char *fmt, ...)
 {
@@ -200,12 +203,32 @@ static int run_motion(armctl_conn *c, const ident_excitation *e, int periods, co
     return 1;
 }
 
+/* Sets near[i * n + j] for the samples within reach ticks of a sign change of joint j's raw
+ * velocity. There the Coulomb torque steps: the recorded torque, low-passed, spreads the step
+ * over the filter's reach while the regressor, evaluated on the filtered velocity, keeps it
+ * sharp, and the two disagree by up to the whole Coulomb band (PUMA j1: 62 N m). */
+static void mark_reversals(const id_rec *r, long reach, unsigned char *near)
+{
+    int n = r->n;
+    for (int j = 0; j < n; j++)
+        for (long i = 1; i < r->len; i++) {
+            if ((r->qd[i * n + j] > 0) == (r->qd[(i - 1) * n + j] > 0)) continue;
+            for (long k = i - reach; k <= i + reach; k++)
+                if (k >= 0 && k < r->len) near[k * n + j] = 1;
+        }
+}
+
+/* Filters each stretch of consecutive ticks (q, qd, tau low-passed at cutoff [Hz], qdd the
+ * derivative of the filtered qd), marks the samples away from the stretches' ends (use) and,
+ * per joint, those near a velocity reversal (near). 0, or -1 when memory is short. */
 static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
 {
     int n = r->n;
     out->qdd = calloc((size_t)(r->len ? r->len : 1) * (size_t)n, sizeof(double));
     out->use = calloc((size_t)(r->len ? r->len : 1), 1);
-    if (!out->qdd || !out->use) return -1;
+    out->near = calloc((size_t)(r->len ? r->len : 1) * (size_t)n, 1);
+    if (!out->qdd || !out->use || !out->near) return -1;
+    mark_reversals(r, (long)(ID_REVERSAL_CUTOFFS / cutoff * rate), out->near);
     long edge = (long)(ID_EDGE_S * rate);
     for (long s = 0; s < r->len;) {
         long e = s + 1;
@@ -238,6 +261,7 @@ static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_r
         ident_predict(f, pi, r->q + i * n, r->qd + i * n, rd->qdd + i * n, pred);
         for (int j = 0; j < n; j++) {
             if (!(fabs(r->qd[i * n + j]) >= ident_v_min(f))) continue; /* sticking: unknown */
+            if (rd->near[i * n + j]) continue;
             double e = pred[j] - r->tau[i * n + j];
             se[j] += e * e;
             st[j] += r->tau[i * n + j] * r->tau[i * n + j];
@@ -445,7 +469,7 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     for (long i = 0; i < rec.len; i += ID_DECIMATE)
         if (rd.use[i])
             ident_fit_add(fit, rec.q + i * a.n, rec.qd + i * a.n, rd.qdd + i * a.n,
-                          rec.tau + i * a.n);
+                          rec.tau + i * a.n, rd.near + i * a.n);
     if (record_and_prepare(c, &va, 1, "validation", rate, o.cutoff, a.n, csv, &vrec, &vrd))
         goto out;
     if (csv) fclose(csv);
@@ -479,8 +503,10 @@ out:
     if (csv) fclose(csv);
     free(rd.qdd);
     free(rd.use);
+    free(rd.near);
     free(vrd.qdd);
     free(vrd.use);
+    free(vrd.near);
     rec_free(&rec);
     rec_free(&vrec);
     ident_fit_free(fit);
