@@ -10,7 +10,10 @@ with the demo move scaled to 0.4 x its amplitude and 1.5 x its duration for the 
 - armctl identify exits 0; its validation torque error is within 5 % and well below the
   configured model's;
 - tracking of the move with the configured, identified and exact models (reloaded in turn):
-  the figures and the ratio identified / exact (issue 11's target: <= 1.2) are printed."""
+  the identified model's RMS following error is within issue 11's 1.2 x the exact model's
+  (measured 0.99-1.01 x, 3 runs). armd's following error has a floor here: the XM430's 12-bit
+  encoder quantises q to 1.53 mrad, 0.44 mrad RMS, which joints 1 and 2 sit at with every model;
+  joints 3 and 4 (configured model 0.75 and 1.78 mrad) show the model."""
 import re
 import subprocess
 
@@ -88,6 +91,9 @@ def main(args):
         check(err_id <= 5.0, "validation torque error %.2f %% (target <= 5 %%)" % err_id)
         check(err_id * 3 < err_cfg, "identified %.2f %% is not well below the configured %.2f %%"
               % (err_id, err_cfg))
+        check(rms_id <= 1.2 * rms_exact, "tracking with the identified model %.3f mrad is %.2f x "
+              "the exact model's %.3f (target <= 1.2)" % (1e3 * rms_id, rms_id / rms_exact,
+                                                        1e3 * rms_exact))
 
 
 if __name__ == "__main__":
