@@ -21,6 +21,7 @@ static const char *const arm_keys[] = {"name",
                                        "friction_smoothing",
                                        "coulomb_velocity",
                                        "coulomb_width",
+                                       "viscous_velocity",
                                        NULL};
 static const char *const driver_keys[] = {"type",
                                           "port",
@@ -191,6 +192,9 @@ static void apply_arm(cfg_ctx *c, armd_config *cfg)
     if (cfg_get_enum(c, s, "coulomb_velocity", false, coulomb_sources, &v))
         cfg->coulomb_velocity = v;
     cfg_get_num(c, s, "coulomb_width", false, R(0, 100), "rad/s", &cfg->coulomb_width);
+    static const char *const viscous_sources[] = {"measured", "desired", NULL};
+    if (cfg_get_enum(c, s, "viscous_velocity", false, viscous_sources, &v))
+        cfg->viscous_velocity = v;
 }
 
 /* Marks a protocol-specific key of the other driver type as an error. */

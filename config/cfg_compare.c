@@ -136,6 +136,7 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&rs, "arm", m, n, friction_smoothing);
     DIFF(&live, "arm", a, b, coulomb_velocity);
     DIFF(&live, "arm", a, b, coulomb_width);
+    DIFF(&live, "arm", a, b, viscous_velocity);
     /* [driver], [socket], [realtime]: all need a restart */
     const cfg_driver *d = &a->driver, *e = &b->driver;
     DIFF(&rs, "driver", d, e, type);

@@ -13,6 +13,7 @@ static void set_defaults(armd_config *cfg)
     cfg->velocity_source = VELOCITY_DEVICE;
     cfg->coulomb_velocity = COULOMB_DESIRED;
     cfg->coulomb_width = 0.01;
+    cfg->viscous_velocity = VISCOUS_MEASURED;
     cfg->model.gravity[2] = -9.81;
     cfg->driver.baud = 1000000;
     cfg->driver.timeout_us = 1000;

@@ -30,6 +30,8 @@ typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
 typedef enum { VELOCITY_DEVICE = 0, VELOCITY_DIFFERENTIATE = 1 } cfg_velocity_source;
 /* The velocity whose sign the controller's Coulomb friction term takes. */
 typedef enum { COULOMB_DESIRED = 0, COULOMB_MEASURED = 1 } cfg_coulomb_velocity;
+/* The velocity the controller's viscous friction term is fed forward at. */
+typedef enum { VISCOUS_MEASURED = 0, VISCOUS_DESIRED = 1 } cfg_viscous_velocity;
 typedef enum { COLLISION_OFF = 0, COLLISION_DETECT = 1, COLLISION_REACT = 2 } cfg_collision;
 typedef enum {
     REACT_STOP = 0,    /* trajectory cancelled, hold the present position */
@@ -134,6 +136,10 @@ typedef struct {
      * measured velocity with the model's friction_smoothing */
     cfg_coulomb_velocity coulomb_velocity;
     double coulomb_width;
+    /* computed torque's viscous friction: viscous x the measured velocity (a feedback that
+     * cancels the arm's own damper) or x the desired one (a feed-forward: the arm's damper
+     * stays in the loop, so a viscous value that is too high cannot undamp it) */
+    cfg_viscous_velocity viscous_velocity;
     cfg_driver driver;
     cfg_socket socket;
     cfg_realtime realtime;

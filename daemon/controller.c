@@ -39,6 +39,7 @@ void law_params_from_config(law_params *p, const armd_config *cfg)
     p->velocity_filter_hz = cfg->velocity_filter_hz;
     p->coulomb_velocity = cfg->coulomb_velocity;
     p->coulomb_width = cfg->coulomb_width;
+    p->viscous_velocity = cfg->viscous_velocity;
 }
 
 void law_reset(law_state *s, int n)
@@ -83,13 +84,23 @@ void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, con
         for (int j = 0; j < n; j++)
             aux[j] = qdd_des[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->kp[j] * e[j] +
                      p->ki[j] * s->integral[j];
-        if (p->coulomb_velocity == COULOMB_MEASURED) {
+        if (p->coulomb_velocity == COULOMB_MEASURED && p->viscous_velocity == VISCOUS_MEASURED) {
             dy->f->rnea(dy->m, dy->d, q, qd, aux, NULL, DYN_ALL, tau);
             break;
         }
         dy->f->rnea(dy->m, dy->d, q, qd, aux, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
-        for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
-        dyn_friction_at(dy->m, qd, v, p->coulomb_width, aux);
+        const double *vv = p->viscous_velocity == VISCOUS_DESIRED ? qd_des : qd;
+        if (p->coulomb_velocity == COULOMB_MEASURED) {
+            /* the model's friction at qd, its viscous part moved to vv: + viscous (vv - qd) */
+            double dv[CFG_MAX_JOINTS], zero[CFG_MAX_JOINTS] = {0}, shift[CFG_MAX_JOINTS];
+            dy->f->friction(dy->m, qd, aux);
+            for (int j = 0; j < n; j++) dv[j] = vv[j] - qd[j];
+            dyn_friction_at(dy->m, dv, zero, 1.0, shift);
+            for (int j = 0; j < n; j++) aux[j] += shift[j];
+        } else {
+            for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
+            dyn_friction_at(dy->m, vv, v, p->coulomb_width, aux);
+        }
         for (int j = 0; j < n; j++) tau[j] += aux[j];
         break;
     case CTRL_PD_GRAVITY:

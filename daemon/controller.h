@@ -29,6 +29,7 @@ typedef struct {
     double velocity_filter_hz;
     cfg_coulomb_velocity coulomb_velocity; /* computed torque's Coulomb term ... */
     double coulomb_width;                  /* ... and its blend width [rad/s|m/s] */
+    cfg_viscous_velocity viscous_velocity; /* computed torque's viscous term: at qd or qd_des */
 } law_params;
 
 /* The dynamics a law evaluates: the function table in use (the arm's generated code or the
@@ -55,7 +56,8 @@ void law_reset(law_state *s, int n); /* integral and previous torque to zero */
  *                    and armature (one rnea call of the table) + friction: with coulomb_velocity =
  *                    desired, viscous qd + Coulomb(v) blended over |v| < coulomb_width, v =
  *                    qd_des (qd where it has qd_des's sign and is faster); with measured, the
- *                    model's friction at qd;
+ *                    model's friction at qd; with viscous_velocity = desired, viscous qd_des in
+ *                    place of viscous qd;
  *   pd_gravity:      tau = Kp e + Kd (qd_des - qd) + Ki I + G(q);
  *   gravity_comp:    tau = G(q) + friction(qd). */
 void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,

@@ -539,6 +539,13 @@ static void test_compare_live_and_restart(void **state)
     assert_int_equal(cfg2.coulomb_velocity, COULOMB_MEASURED);
     assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
     assert_string_equal(live, "[arm] coulomb_velocity, [arm] coulomb_width");
+    /* the controller's viscous term: live, default measured */
+    assert_int_equal(cfg.viscous_velocity, VISCOUS_MEASURED);
+    const char *tv[] = {"rate_hz = 100\nviscous_velocity = desired"};
+    load_variant(&cfg2, 1, f5, tv);
+    assert_int_equal(cfg2.viscous_velocity, VISCOUS_DESIRED);
+    assert_int_equal(cfg_compare(&cfg, &cfg2, live, sizeof(live), restart, sizeof(restart)), 0);
+    assert_string_equal(live, "[arm] viscous_velocity");
     /* the port: restart; a link's mass (its dynamics, what armctl identify writes): live */
     const char *f2[] = {"mass = 1", "port = /dev/null", "kd = 20"};
     const char *t2[] = {"mass = 2", "port = /dev/ttyUSB1", "kd = 25"};

@@ -164,6 +164,37 @@ static void coulomb_follows_the_plan(void **state)
     }
 }
 
+/* viscous_velocity = desired: the viscous term is viscous x qd_des in place of viscous x qd,
+ * with either Coulomb source; measured (the default) leaves the torque as above. */
+static void viscous_follows_the_plan(void **state)
+{
+    (void)state;
+    const double v = -0.2, v_des = 0.3;
+    for (int src = COULOMB_DESIRED; src <= COULOMB_MEASURED; src++) {
+        law_params p = params();
+        p.coulomb_velocity = (cfg_coulomb_velocity)src;
+        p.coulomb_width = 0.01;
+        double tau[2][2];
+        for (int vs = VISCOUS_MEASURED; vs <= VISCOUS_DESIRED; vs++) {
+            p.viscous_velocity = (cfg_viscous_velocity)vs;
+            law_state s;
+            law_reset(&s, 2);
+            double vel[2] = {qd[0], v}, vel_des[2] = {qd_des[0], v_des};
+            law_compute(CTRL_COMPUTED_TORQUE, &p, &dy, q, vel, q_des, vel_des, qdd_des, 0.001, &s,
+                        tau[vs]);
+        }
+        assert_true(fabs(tau[VISCOUS_MEASURED][1] -
+                         elbow_torque(p.coulomb_velocity, 0.01, v, v_des)) < 1e-12);
+        if (!(fabs(tau[VISCOUS_DESIRED][1] - tau[VISCOUS_MEASURED][1] - VISC2 * (v_des - v)) <
+              1e-9))
+            fail_msg(
+                "coulomb source %d: viscous at the desired velocity adds %.12g, expected %.12g",
+                src, tau[VISCOUS_DESIRED][1] - tau[VISCOUS_MEASURED][1], VISC2 * (v_des - v));
+        assert_true(fabs(tau[VISCOUS_DESIRED][0] - tau[VISCOUS_MEASURED][0]) <
+                    1e-12); /* joint 1: no viscous */
+    }
+}
+
 static void pd_gravity_matches_hand(void **state)
 {
     (void)state;
@@ -239,6 +270,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(computed_torque_matches_hand),
         cmocka_unit_test(coulomb_follows_the_plan),
+        cmocka_unit_test(viscous_follows_the_plan),
         cmocka_unit_test(pd_gravity_matches_hand),
         cmocka_unit_test(gravity_comp_and_damping_match_hand),
         cmocka_unit_test(integral_is_bounded),
