@@ -2,24 +2,27 @@
  * flex_loop_mode.c — the first bending mode of a flexible arm (config flex_* keys,
  * dynamics/flex.h) as armd's control loop holds it, from the model, not from a simulation:
  *
- *   flex_loop_mode CONFIG.ini Q1,Q2,... [--near HZ]
+ *   flex_loop_mode CONFIG.ini Q1,Q2,... [--rate HZ] [--delay S]
  *
- * prints, for the arm holding pose q_des = Q (rad | m):
- *   - in the loop: the plant is the flexible model as armsim integrates it (dyn_flex_forward with
- *     armature and friction), the joint torques are armd's computed-torque law with the RIGID
- *     model (daemon/controller.c, law_compute CTRL_COMPUTED_TORQUE: tau = RNEA_rigid(q, qd,
- *     qdd_des + kd (qd_des - qd) + kp (q_des - q)) with gravity and armature, plus the friction
- *     feed-forward with its Coulomb part at qd_des), holding: qd_des = qdd_des = 0, no integral
- *     (ki = 0 in the examples it is meant for). The continuous-time closed loop x' = f(x),
- *     x = (joints, modes, their rates), is linearised about its equilibrium by central finite
- *     differences, and the eigenvalue lambda nearest i 2 pi HZ (default 8.5 Hz) is found by
- *     complex inverse iteration;
- *   - joints locked: the same for the modes alone with the joints held still (q = Q,
- *     qd = qdd = 0: dyn_flex_inverse's delta_dd), the "held arm" figure of the example INI.
+ * prints, for the arm holding pose q_des = Q (rad | m), three figures of its first oscillatory
+ * mode (first_mode):
+ *   - "in the loop": the plant is the flexible model as armsim integrates it (dyn_flex_forward
+ *     with armature and friction); the joint torques are armd's computed-torque law with the
+ *     RIGID model (daemon/controller.c, law_compute CTRL_COMPUTED_TORQUE: tau = RNEA_rigid(q,
+ *     qd, qdd_des + kd (qd_des - qd) + kp (q_des - q)) with gravity and armature, plus the
+ *     friction feed-forward with its Coulomb part at qd_des), holding: qd_des = qdd_des = 0, no
+ *     integral (ki = 0 in the examples it is meant for), sampled at the loop rate (--rate,
+ *     default [arm] rate_hz) and applied --delay seconds after the sample (default half a tick)
+ *     until the next torque: the map over one tick, linearised about the equilibrium by central
+ *     finite differences; its eigenvalue z gives lambda = log(z) / period;
+ *   - "continuous loop": the same law without sampling or delay (x' = f(x));
+ *   - "joints locked": the modes alone with the joints held still at Q (q_dot = q_ddot = 0:
+ *     dyn_flex_inverse's delta_dd), the "held arm" figure of the example INI.
  * For each: the natural frequency |lambda| / 2 pi (what `armctl resonance` reports as "mode"),
- * the damped one Im lambda / 2 pi, and zeta = -Re lambda / |lambda|.
- * Not modelled: the loop's sampling and delay (one tick at rate_hz), the velocity filter.
- * Units: SI, frequencies in Hz. Used by tests/daemon/test_api_resonance.py.
+ * the damped one Im lambda / 2 pi, and zeta = -Re lambda / |lambda|; x = (joints, modes, their
+ * rates) [rad | m, modal m, per s]. Not modelled: the encoders' resolution (counts_per_rev: the
+ * measured position is rounded to a count), the velocity filter.
+ * Used by tests/daemon/test_api_resonance.py.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +39,7 @@
 
 #define SUBSTEPS      20  /* RK4 steps per tick of the sampled loop */
 #define DEFAULT_DELAY 0.5 /* sample to torque, share of a tick (--delay) */
+#define FMAX_HZ       60  /* modes are sought below this */
 
 /* The arm as the loop sees it: the flexible plant, armd's rigid model, gains, set point. */
 typedef struct {
@@ -216,7 +220,7 @@ static int jacobian(const loop *l, rhs_fn f, int dim, const double *x0, double *
     return 0;
 }
 
-/* The eigenvalue of A (dim x dim, real) nearest s [1/s] by inverse iteration with a
+/* The eigenvalue of A (dim x dim, real) nearest s [1/s] by inverse iteration with the
  * fixed shift s (Golub & Van Loan, "Matrix Computations" §7.6.1), 300 steps: it converges to
  * the eigenvalue nearest s, never jumps to another. Out: lambda and
  * the relative residual |A v - lambda v| / |lambda v|. 0, or -1 if a solve failed. */
@@ -255,28 +259,47 @@ static int eigen_near(int dim, const double *A, double complex s, double complex
     return isfinite(creal(lam)) && isfinite(cimag(lam)) ? 0 : -1;
 }
 
-/* Prints the eigenvalue of the linearisation of f at x0 (dim states) nearest the mode
- * i 2 pi near_hz [1/s] as "LABEL: f = ... Hz (damped ... Hz), zeta = ...". f is a flow
- * (x' = f(x), period = 0) or the map over one tick of period [s] (x_{k+1} = f(x_k): the
- * eigenvalue z of its Jacobian is exp(lambda period)). 0 or -1 (reported). */
-static int report(const loop *l, rhs_fn f, int dim, const double *x0, double period, double near_hz,
+/* The first oscillatory mode of the linearisation A (dim x dim) of a flow (period = 0:
+ * lambda an eigenvalue of A) or of the map over one tick of period [s] (z an eigenvalue of A,
+ * lambda = log(z) / period) [1/s]: the eigenvalue with Im lambda > 0.05 |lambda| of smallest
+ * |lambda| below FMAX_HZ, among those that inverse iteration from a grid of shifts (Re lambda =
+ * 0 ... -60 1/s, Im lambda / 2 pi = 1 ... FMAX_HZ Hz) converges to (relative residual below
+ * 1e-9). Real eigenvalues (the joints' critically damped servo poles) are not modes. 0, or -1
+ * if none was found. */
+static int first_mode(int dim, const double *A, double period, double complex *lambda)
+{
+    int found = 0;
+    for (double re = 0; re >= -60; re -= 15)
+        for (double f = 1; f <= FMAX_HZ; f += 1.5) {
+            double complex s = re + 2 * M_PI * f * I, z, lam;
+            double res;
+            if (eigen_near(dim, A, period > 0 ? cexp(s * period) : s, &z, &res) || res > 1e-9)
+                continue;
+            lam = period > 0 ? clog(z) / period : z;
+            if (cimag(lam) > 0.05 * cabs(lam) && cabs(lam) < 2 * M_PI * FMAX_HZ &&
+                (!found || cabs(lam) < cabs(*lambda)))
+                *lambda = lam, found = 1;
+        }
+    return found ? 0 : -1;
+}
+
+/* Prints the first oscillatory mode (first_mode) of the linearisation of f at x0 (dim states)
+ * as "LABEL: f = ... Hz (damped ... Hz), zeta = ...": f a flow (x' = f(x), period = 0) or the
+ * map over one tick of period [s] (x_{k+1} = f(x_k)). 0 or -1 (reported). */
+static int report(const loop *l, rhs_fn f, int dim, const double *x0, double period,
                   const char *label)
 {
     static double A[NX_MAX * NX_MAX];
-    double complex s = 2 * M_PI * near_hz * I, lam, z;
-    double res;
-    if (jacobian(l, f, dim, x0, A) ||
-        eigen_near(dim, A, period > 0 ? cexp(s * period) : s, &z, &res)) {
-        fprintf(stderr, "flex_loop_mode: %s: the eigenvalue search failed\n", label);
+    double complex lam;
+    if (jacobian(l, f, dim, x0, A) || first_mode(dim, A, period, &lam)) {
+        fprintf(stderr, "flex_loop_mode: %s: no oscillatory mode below %g Hz found\n", label,
+                (double)FMAX_HZ);
         return -1;
     }
-    lam = period > 0 ? clog(z) / period : z;
     double wn = cabs(lam);
-    printf("%s: f = %.4f Hz (damped %.4f Hz), zeta = %.4f, lambda = %.4f%+.4fi 1/s (residual "
-           "%.1e)\n",
-           label, wn / (2 * M_PI), fabs(cimag(lam)) / (2 * M_PI), -creal(lam) / wn, creal(lam),
-           cimag(lam), res);
-    return res < 1e-6 ? 0 : -1;
+    printf("%s: f = %.4f Hz (damped %.4f Hz), zeta = %.4f, lambda = %.4f%+.4fi 1/s\n", label,
+           wn / (2 * M_PI), cimag(lam) / (2 * M_PI), -creal(lam) / wn, creal(lam), cimag(lam));
+    return 0;
 }
 
 /* Parses "a,b,..." into n numbers; 0 if exactly n. */
@@ -293,10 +316,9 @@ static int parse_pose(const char *s, int n, double *q)
 
 int main(int argc, char **argv)
 {
-    double near_hz = 8.5, rate = 0, delay = -1;
+    double rate = 0, delay = -1;
     for (int i = 3; i + 1 < argc; i += 2) {
-        double *dst = strcmp(argv[i], "--near") == 0    ? &near_hz
-                      : strcmp(argv[i], "--rate") == 0  ? &rate
+        double *dst = strcmp(argv[i], "--rate") == 0    ? &rate
                       : strcmp(argv[i], "--delay") == 0 ? &delay
                                                         : NULL;
         if (!dst)
@@ -304,8 +326,8 @@ int main(int argc, char **argv)
         else
             *dst = atof(argv[i + 1]);
     }
-    if (argc < 3 || argc % 2 == 0 || !(near_hz > 0) || rate < 0) {
-        fprintf(stderr, "usage: flex_loop_mode CONFIG.ini Q1,Q2,... [--near HZ] [--rate HZ] "
+    if (argc < 3 || argc % 2 == 0 || rate < 0) {
+        fprintf(stderr, "usage: flex_loop_mode CONFIG.ini Q1,Q2,... [--rate HZ] "
                         "[--delay S]\n");
         return 2;
     }
@@ -352,12 +374,11 @@ int main(int argc, char **argv)
     char label[120];
     snprintf(label, sizeof label, "in the loop (%g Hz, torque %.3g ms after the sample)",
              1.0 / l.period, 1e3 * l.delay);
-    rc = report(&l, sampled_loop, dim + l.n, z, l.period, near_hz, label);
-    rc |= report(&l, closed_loop, dim, z, 0, near_hz, "continuous loop");
+    rc = report(&l, sampled_loop, dim + l.n, z, l.period, label);
+    rc |= report(&l, closed_loop, dim, z, 0, "continuous loop");
     double xl[NX_MAX] = {0};
     r = equilibrium(&l, locked, 2 * (l.nx - l.n), xl);
-    rc |=
-        r < 0 || r > 1e-6 || report(&l, locked, 2 * (l.nx - l.n), xl, 0, near_hz, "joints locked");
+    rc |= r < 0 || r > 1e-6 || report(&l, locked, 2 * (l.nx - l.n), xl, 0, "joints locked");
     dyn_flex_data_free(l.fd);
     dyn_flex_free(l.fm);
     dyn_data_free(l.rd);
