@@ -23,13 +23,13 @@ import re
 import subprocess
 import time
 
-from test_api_lib import (Recorder, Rig, arg_parser, check, enable_clock_offset, run,
-                          truth_column, truth_rows)
+from test_api_lib import (Recorder, Rig, align_offset, arg_parser, check, run, truth_column,
+                          truth_rows)
 
 POSE = "-1.5708,0"
 SIM_ARGS = ("--q0", POSE, "--rate", "5000")
-# the INI's own 500 Hz loop; the host-stall allowances of test_api_lib's DEFAULT_DROPIN
-DROPIN = "[safety]\nmax_read_gap_ms = 400\n[realtime]\npriority = 50\n"
+# the INI's own 500 Hz loop and read-gap limits (its board watchdog is 50 ms); FIFO priority
+DROPIN = "[realtime]\npriority = 50\n"
 STEP = 0.3  # rad, the shoulder's move
 WINDOW = (0.1, 2.1)  # s after the move's planned end
 TRIES = 3
@@ -94,10 +94,10 @@ def settle(c, seconds):
     time.sleep(seconds)
 
 
-def residual(rig, d, t_end):
+def residual(head, rows, d, t_end):
     """RMS [m] of the tool deflection (defl_x, defl_y, each about its least-squares line) over
-    WINDOW after t_end (armd time; truth time = armd time + d), and its largest excursion."""
-    head, rows = rig.read_truth_columns(cover=time.monotonic())
+    WINDOW after t_end (armd time; truth time = armd time + d, from align_offset on the move's
+    telemetry), and its largest excursion, from the truth file's header and rows."""
     it, ix, iy = (truth_column(head, k) for k in ("t", "defl_x", "defl_y"))
     t0, t1 = t_end + d + WINDOW[0], t_end + d + WINDOW[1]
     win = [r for r in rows if t0 <= r[it] <= t1]
@@ -116,7 +116,7 @@ def residual(rig, d, t_end):
     return math.sqrt(tot), peak
 
 
-def move(rig, c, d, q_start, label):
+def move(rig, c, q_start, label):
     """The shoulder STEP from q_start as fast as the limits allow; back to q_start. Taken again
     (at most TRIES in all) when the loop stalled during the move or its window. Returns
     (duration [s], residual RMS [m], residual peak [m])."""
@@ -124,13 +124,20 @@ def move(rig, c, d, q_start, label):
     for i in range(TRIES):
         settle(c, 1.0)
         loop0 = c.call("status")["loop"]
+        rec = Recorder(rig.sock, 100)
+        t_call = time.monotonic() - rig.sim_ready  # truth time at most this at the call
         r = c.call("move_to", {"q": goal})
         st = c.call("status")
         check(st["trajectory"] is not None, "%s: no trajectory running after move_to" % label)
         t_end = st["time"] + st["trajectory"]["remaining"]
-        time.sleep(st["trajectory"]["remaining"] + WINDOW[1] + 0.3)
+        rec.collect(st["trajectory"]["remaining"] + WINDOW[1] + 0.3)
+        rec.client.close()
         late = stalls(c, loop0)
-        rms, peak = residual(rig, d, t_end)
+        head, rows = rig.read_truth_columns(cover=time.monotonic())
+        # the clocks aligned on this move alone (the arm passes the same angles on other moves)
+        it = truth_column(head, "t")
+        d = align_offset(rec.samples, truth_rows((head, [x for x in rows if x[it] >= t_call - 1])))
+        rms, peak = residual(head, rows, d, t_end)
         print("%s: duration %.4f s, residual tool deflection RMS %.4f mm, largest %.4f mm "
               "(%.1f-%.1f s after the end); %d late ticks / read gaps"
               % (label, r["duration"], 1e3 * rms, 1e3 * peak, WINDOW[0], WINDOW[1], late))
@@ -163,12 +170,7 @@ def main(args):
     f_loop, f_lock = model["in the loop"][0], model["joints locked"][0]
     with Rig(args, "resonance", sim_args=SIM_ARGS, dropin=DROPIN) as rig:
         c = rig.client()
-        rec = Recorder(rig.sock, 10)
         check(c.call("enable")["state"] == "holding", "enable did not hold")
-        rec.collect(0.5)
-        rec.client.close()
-        head, rows = rig.read_truth_columns(cover=time.monotonic())
-        d = enable_clock_offset(rec, truth_rows((head, rows)))
         q_start = c.call("status")["q_des"]
 
         f, f_d, zeta = resonance(args, rig, c)
@@ -177,20 +179,25 @@ def main(args):
               "%.3f Hz (%+.2f %%); joints locked %.3f Hz (%+.2f %%)"
               % (f, f_d, zeta, f_loop, 100 * err, f_lock, 100 * (f - f_lock) / f_lock))
 
-        dur_none, rms_none, peak_none = move(rig, c, d, q_start, "shaper = none")
+        dur_none, rms_none, peak_none = move(rig, c, q_start, "shaper = none")
         reload_shaper(rig, c, f, zeta)
-        dur_zvd, rms_zvd, peak_zvd = move(rig, c, d, q_start, "shaper = zvd")
+        dur_zvd, rms_zvd, peak_zvd = move(rig, c, q_start, "shaper = zvd")
         ratio = rms_none / rms_zvd if rms_zvd > 0 else float("inf")
         print("residual: none %.4f mm RMS (largest %.4f), zvd %.4f mm RMS (largest %.4f): "
               "%.1f x; durations %.4f / %.4f s: +%.4f s, one period 1/f = %.4f s"
               % (1e3 * rms_none, 1e3 * peak_none, 1e3 * rms_zvd, 1e3 * peak_zvd, ratio,
                  dur_none, dur_zvd, dur_zvd - dur_none, 1 / f))
         c.close()
-        check(abs(err) <= 0.03, "measured mode %.3f Hz is %.2f %% off the model's %.3f Hz in "
-              "the loop (target 3 %%)" % (f, 100 * err, f_loop))
-        check(ratio >= 10, "ZVD cut the residual only %.1f x (target >= 10)" % ratio)
-        check(dur_zvd - dur_none <= 1 / f + 0.001, "the shaped move took %.4f s longer, more "
-              "than one period 1/f = %.4f s" % (dur_zvd - dur_none, 1 / f))
+        missed = []  # every target judged, all misses named
+        if abs(err) > 0.03:
+            missed.append("measured mode %.3f Hz is %.2f %% off the model's %.3f Hz in the loop "
+                          "(target 3 %%)" % (f, 100 * err, f_loop))
+        if ratio < 10:
+            missed.append("ZVD cut the residual only %.1f x (target >= 10)" % ratio)
+        if dur_zvd - dur_none > 1 / f + 0.001:
+            missed.append("the shaped move took %.4f s longer, more than one period 1/f = %.4f s"
+                          % (dur_zvd - dur_none, 1 / f))
+        check(not missed, "; ".join(missed))
 
 
 if __name__ == "__main__":
