@@ -56,7 +56,8 @@ typedef struct {
     int substeps;               /* RK4 steps per tick */
 } loop;
 
-/* A right-hand side x' = f(x) over a state of size dim. */
+/* A flow's right-hand side x' = f(x), or a map over one tick x_{k+1} = f(x_k), over a state
+ * of size dim. 0, or -1 if the model could not be evaluated. */
 typedef int (*rhs_fn)(const loop *l, const double *x, double *xdot);
 
 /* armd's torque for the sampled state x = (q, delta, qd, delta_d) while holding q_des:
