@@ -15,9 +15,6 @@ tools/demo).
    2 s) must fall at least 10 x.
 3. The shaped move may take at most one period of the mode (1 / f) longer (+ 1 ms).
 
-On flexarm2 today (a) and (b) are not met (README, "Input shaping": the loop damps the tubes'
-first mode heavily; what rings is the encoder's quantisation), so this test fails.
-
 A measurement during which armd's loop ran late or lost reads (the 2-core CI VM stalls now and
 then) is taken again, at most 3 times in all, and the output says so."""
 import math

@@ -91,15 +91,20 @@ static double spectral_peak(const double *x, long n, double fs, double fmin, dou
     long lo = (long)ceil(fmin / df), hi = (long)floor(fmax / df), best = -1;
     if (lo < 1) lo = 1;
     if (hi > N / 2 - 2) hi = N / 2 - 2;
-    for (long k = lo; k <= hi; k++) {
+    for (long k = lo + 1; k < hi; k++) {
         bool skipped = false;
         for (int i = 0; i < nskip; i++)
             skipped |= fabs((double)k * df - skip[i]) <= SKIP_BAND * skip[i];
+        /* a peak: the largest within +-SKIP_BAND of its frequency (at least its main lobe,
+         * +-PAD bins), in or out of the band; the tail of a peak outside the band, its side
+         * lobes, and the servo's slow settling are not */
+        long reach = (long)(SKIP_BAND * (double)k) > PAD ? (long)(SKIP_BAND * (double)k) : PAD;
+        for (long i = k - reach; !skipped && i <= k + reach; i++)
+            skipped |= i >= 1 && i < N / 2 && mag[i] > mag[k];
         if (!skipped && (best < 0 || mag[k] > mag[best])) best = k;
     }
     double f = -1;
-    /* a peak inside the band, not the tail of one outside it: twice both edges */
-    if (best > lo && best < hi && mag[best] > 2 * mag[lo] && mag[best] > 2 * mag[hi]) {
+    if (best > lo && best < hi) {
         double ya = mag[best - 1], yb = mag[best], yc = mag[best + 1];
         double den = ya - 2 * yb + yc, p = den != 0 ? 0.5 * (ya - yc) / den : 0;
         f = (best + p) * df;
