@@ -11,15 +11,24 @@
 #include <complex.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PAD         8   /* zero padding of the spectrum */
 #define MIN_PERIODS 2.0 /* the fit needs this many periods of oscillation */
 #define MIN_SAMPLES 8   /* per period, for the demodulation */
-#define ENVELOPE_STOP                                                                              \
-    0.05 /* the fit ends where the envelope falls below this share of its peak                     \
-          */
+/* the fit ends where the envelope falls below this share of its peak */
+#define ENVELOPE_STOP 0.05
+/* A peak that gives no decaying mode (e.g. a limit cycle: the loop dithering between two
+ * encoder counts) is not the mode sought: the next largest peak outside +-SKIP_BAND of it (a
+ * share of its frequency, wide enough for its side lobes) is tried, at most MAX_PEAKS peaks in
+ * all. */
+#define SKIP_BAND 0.25
+#define MAX_PEAKS 3
+/* ... and one whose envelope falls by less than this share over the fitted stretch */
+#define MIN_DECAY 0.2
 
 /* Writes the sentence fmt into why (when given); returns -1. */
 static int fail(char *why, size_t len, const char *fmt, ...)
@@ -60,11 +69,12 @@ static void fft(double complex *a, long n)
 }
 
 /* The frequency [Hz] of the largest |X| between fmin and fmax of x (mean removed) padded to
- * PAD x its length, refined by the parabola through the peak bin and its two neighbours
- * (offset p = (a - c) / (2 (a - 2b + c)) bins, Smith 2011). -1 if the largest is not a peak
- * inside the band (at an edge, or not twice both edges: a tail of a peak outside) or memory runs
- * out. */
-static double spectral_peak(const double *x, long n, double fs, double fmin, double fmax)
+ * PAD x its length, leaving out the bands skip[i] (1 +- SKIP_BAND) [Hz] (i < nskip), refined by
+ * the parabola through the peak bin and its two neighbours (offset p = (a - c) / (2 (a - 2b +
+ * c)) bins, Smith 2011). -1 if the largest is not a peak inside the band (at an edge, or not
+ * twice both edges: a tail of a peak outside) or memory runs out. */
+static double spectral_peak(const double *x, long n, double fs, double fmin, double fmax,
+                            const double *skip, int nskip)
 {
     long N = 1;
     while (N < PAD * n) N <<= 1;
@@ -81,11 +91,20 @@ static double spectral_peak(const double *x, long n, double fs, double fmin, dou
     long lo = (long)ceil(fmin / df), hi = (long)floor(fmax / df), best = -1;
     if (lo < 1) lo = 1;
     if (hi > N / 2 - 2) hi = N / 2 - 2;
-    for (long k = lo; k <= hi; k++)
-        if (best < 0 || mag[k] > mag[best]) best = k;
+    for (long k = lo + 1; k < hi; k++) {
+        bool skipped = false;
+        for (int i = 0; i < nskip; i++)
+            skipped |= fabs((double)k * df - skip[i]) <= SKIP_BAND * skip[i];
+        /* a peak: the largest within +-SKIP_BAND of its frequency (at least its main lobe,
+         * +-PAD bins), in or out of the band; the tail of a peak outside the band, its side
+         * lobes, and the servo's slow settling are not */
+        long reach = (long)(SKIP_BAND * (double)k) > PAD ? (long)(SKIP_BAND * (double)k) : PAD;
+        for (long i = k - reach; !skipped && i <= k + reach; i++)
+            skipped |= i >= 1 && i < N / 2 && mag[i] > mag[k];
+        if (!skipped && (best < 0 || mag[k] > mag[best])) best = k;
+    }
     double f = -1;
-    /* a peak inside the band, not the tail of one outside it: twice both edges */
-    if (best > lo && best < hi && mag[best] > 2 * mag[lo] && mag[best] > 2 * mag[hi]) {
+    if (best > lo && best < hi) {
         double ya = mag[best - 1], yb = mag[best], yc = mag[best + 1];
         double den = ya - 2 * yb + yc, p = den != 0 ? 0.5 * (ya - yc) / den : 0;
         f = (best + p) * df;
@@ -207,21 +226,46 @@ int resonance_estimate(const double *x, long n, double fs, double fmin, double f
         return fail(why, why_len, "out of memory");
     }
     for (long i = 0; i < n; i++) xs[i] = x[i] - xm;
-    double f0 = spectral_peak(xs, n, fs, fmin, fmax);
-    int rc = -1;
-    if (f0 <= 0) {
-        fail(why, why_len,
-             "no spectral peak inside [%.4g, %.4g] Hz (the largest is at or near an edge)", fmin,
-             fmax);
-        goto out;
+    /* the largest peak; if its oscillation does not decay, the next one (MAX_PEAKS in all) */
+    double skip[MAX_PEAKS], f0 = -1, sigma = 0, wd = 0, amp = 0, span = 0;
+    char first[300] = "", w[300] = "";
+    int rc = -1, tried = 0;
+    bool ok = false;
+    while (!ok && tried < MAX_PEAKS) {
+        f0 = spectral_peak(xs, n, fs, fmin, fmax, skip, tried);
+        if (f0 <= 0) {
+            if (tried == 0)
+                snprintf(first, sizeof first,
+                         "no spectral peak inside [%.4g, %.4g] Hz (the largest is at or near an "
+                         "edge)",
+                         fmin, fmax);
+            break;
+        }
+        ok = true;
+        wd = 2 * M_PI * f0;
+        for (int it = 0; it < 2 && ok; it++) /* demodulate at the peak, then at the refined wd */
+            ok = demodulate(x, n, xm, fs, wd / (2 * M_PI), s, &sigma, &wd, &amp, &span, w,
+                            sizeof w) == 0;
+        if (ok && !(sigma > 0 && wd > 0)) {
+            snprintf(w, sizeof w, "the oscillation at %.3g Hz does not decay (sigma = %.3g 1/s)",
+                     wd / (2 * M_PI), sigma);
+            ok = false;
+        } else if (ok && exp(-sigma * span) > 1 - MIN_DECAY) {
+            snprintf(w, sizeof w,
+                     "the oscillation at %.3g Hz does not decay (its envelope falls by %.2g %% "
+                     "in %.2g s)",
+                     wd / (2 * M_PI), 100 * (1 - exp(-sigma * span)), span);
+            ok = false;
+        }
+        if (!ok && tried == 0) snprintf(first, sizeof first, "%s", w);
+        skip[tried++] = f0;
     }
-    double sigma = 0, wd = 2 * M_PI * f0, amp = 0, span = 0;
-    for (int it = 0; it < 2; it++) /* demodulate at the peak, then at the refined wd */
-        if (demodulate(x, n, xm, fs, wd / (2 * M_PI), s, &sigma, &wd, &amp, &span, why, why_len))
-            goto out;
-    if (!(sigma > 0 && wd > 0)) {
-        fail(why, why_len, "the oscillation at %.3g Hz does not decay (sigma = %.3g 1/s)",
-             wd / (2 * M_PI), sigma);
+    if (!ok) {
+        if (tried > 1)
+            fail(why, why_len, "%s; nor did the next %d peaks give a decaying mode", first,
+                 tried - 1);
+        else
+            fail(why, why_len, "%s", first);
         goto out;
     }
     double wn = hypot(sigma, wd);

@@ -26,7 +26,11 @@ typedef struct {
  *     the envelope A e^{-sigma t} and the phase (wd - w) t; weighted least-squares lines through
  *     log|z| and the unwrapped phase give sigma and wd, and the demodulation is repeated once
  *     at the refined wd.
- * Returns 0, or -1 with why (a sentence) when there is no usable decaying oscillation. */
+ * A peak that gives no decaying mode (its envelope does not fall by 20 % over the fit, e.g. a
+ * limit cycle of the loop dithering between two encoder counts, or fails the fit) is passed
+ * over for the next largest peak outside +-25 % of its frequency, three peaks at most.
+ * Returns 0, or -1 with why (a sentence, about the largest peak) when there is no usable
+ * decaying oscillation. */
 int resonance_estimate(const double *x, long n, double fs, double fmin, double fmax,
                        resonance_mode *m, char *why, size_t why_len);
 
