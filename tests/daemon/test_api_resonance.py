@@ -4,7 +4,8 @@
 controls with the rigid model at the INI's 500 Hz. The arm starts hanging (--q0 -1.5708,0, as
 tools/demo).
 
-1. `armctl resonance shoulder` (no options: what a user runs first) reports the first mode;
+1. `armctl resonance shoulder` (no options but --plot: what a user runs first) reports the
+   first mode and writes the plot (the PNG where gnuplot is installed);
    its natural frequency must be within 3 % of the model's mode of the arm as armd's loop holds
    it at that pose (tests/tools/flex_loop_mode: the flexible model linearised with the rigid
    computed-torque law closed around the joints). The locked-joint mode is printed beside it.
@@ -20,6 +21,7 @@ then) is taken again, at most 3 times in all, and the output says so."""
 import math
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -68,7 +70,8 @@ def resonance(args, rig, c):
     meanwhile. Returns (f natural, f damped, zeta)."""
     for i in range(TRIES):
         loop0 = c.call("status")["loop"]
-        p = subprocess.run([args.armctl, "-s", rig.sock, "resonance", "shoulder"],
+        plot = os.path.join(rig.dir, "resonance")
+        p = subprocess.run([args.armctl, "-s", rig.sock, "resonance", "shoulder", "--plot", plot],
                            capture_output=True, text=True, timeout=60)
         late = stalls(c, loop0)
         print(p.stderr.strip())
@@ -77,6 +80,8 @@ def resonance(args, rig, c):
         m = re.search(r"mode ([0-9.]+) Hz \(damped ([0-9.]+) Hz\), damping ratio ([0-9.]+)",
                       p.stdout)
         check(m is not None, "no mode line in armctl's output")
+        for suffix in (".dat", ".gp") + ((".png",) if shutil.which("gnuplot") else ()):
+            check(os.path.getsize(plot + suffix) > 0, "%s%s missing or empty" % (plot, suffix))
         if late <= DISTURBED:
             break
         print("resonance: %d late ticks / read gaps meanwhile; measuring again (try %d of %d)"

@@ -59,6 +59,7 @@ static const char usage_text[] =
     "                             fragment FILE (default identified.ini) and PREFIX.txt,\n"
     "                             .dat, .gp, .png (default identify)\n"
     "  resonance JOINT [--step RAD] [--seconds S] [--fmin HZ] [--fmax HZ] [--out FILE.csv]\n"
+    "                  [--plot PREFIX]\n"
     "                             step JOINT of the holding arm by RAD (default 0.05), record\n"
     "                             its tracking error for S s (default 3), estimate the\n"
     "                             dominant mode between the bands (default 1 Hz ... rate/4)\n"

@@ -2,12 +2,14 @@
  * resonance_cmd.c — `armctl resonance JOINT`: steps one joint of the holding arm by a small
  * angle, records its tracking error q - q_des at the loop rate for a few seconds after the
  * step's planned end, estimates the dominant mode in it (resonance.h) and prints the
- * [trajectory] lines for the input shaper. Then moves the joint back.
+ * [trajectory] lines for the input shaper, and with --plot a gnuplot PNG of the error and the
+ * fitted envelope. Then moves the joint back.
  * Run it with [trajectory] shaper = none: a shaper already on hides the mode it cancels.
  * Units: SI, joint side; times in armd's clock [s].
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,9 +88,48 @@ static double move_to(armctl_conn *c, const arm_info *a, const double *q)
     return d;
 }
 
+/* The plot: the tracking error about its mean and the fitted envelope +-A e^{-zeta 2 pi f t} of
+ * mode m, PREFIX.dat, PREFIX.gp and (when gnuplot runs) PREFIX.png. */
+static void write_plot(const char *prefix, const char *joint, const char *unit, const rs_rec *r,
+                       const resonance_mode *m)
+{
+    char dat[1024], gp[1024], png[1024], cmd[2200];
+    snprintf(dat, sizeof dat, "%s.dat", prefix);
+    snprintf(gp, sizeof gp, "%s.gp", prefix);
+    snprintf(png, sizeof png, "%s.png", prefix);
+    FILE *d = fopen(dat, "w"), *g = d ? fopen(gp, "w") : NULL;
+    if (!d || !g) {
+        fprintf(stderr, RS_PREFIX "%s: %s\n", d ? gp : dat, strerror(errno));
+        if (d) fclose(d);
+        return;
+    }
+    double mean = 0, sigma = 2 * M_PI * m->freq * m->damping;
+    for (long i = 0; i < r->len; i++) mean += r->err[i] / (double)r->len;
+    for (long i = 0; i < r->len; i++) {
+        double t = r->t[i] - r->t[0], env = m->amplitude * exp(-sigma * t);
+        fprintf(d, "%.6f %.9g %.9g %.9g\n", t, r->err[i] - mean, env, -env);
+    }
+    fclose(d);
+    fprintf(g,
+            "set terminal pngcairo size 1000,500 font ',9'\nset output '%s'\n"
+            "set title 'armctl resonance: joint %s, mode %.3f Hz, damping ratio %.4f'\n"
+            "set grid\nset xlabel 't after the step [s]'\nset ylabel 'q - q_des - mean [%s]'\n"
+            "plot '%s' using 1:2 with lines title 'tracking error', '' using 1:3 with lines "
+            "dt 2 lc rgb 'red' title 'fitted envelope', '' using 1:4 with lines dt 2 lc rgb 'red' "
+            "notitle\n",
+            png, joint, m->freq, m->damping, unit, dat);
+    fclose(g);
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
+    if (system(cmd) == 0)
+        fprintf(stderr, RS_PREFIX "plot: %s\n", png);
+    else
+        fprintf(stderr, RS_PREFIX "gnuplot did not run: the plot's data and script are %s, %s\n",
+                dat, gp);
+}
+
 int cmd_resonance(armctl_conn *c, int argc, char **argv)
 {
-    const char *joint = NULL, *out = NULL;
+    const char *joint = NULL, *out = NULL, *plot = NULL;
     double step = 0.05, seconds = 3, fmin = 1, fmax = -1;
     for (int i = 0; i < argc; i++) {
         double *dst = strcmp(argv[i], "--step") == 0      ? &step
@@ -102,6 +143,8 @@ int cmd_resonance(armctl_conn *c, int argc, char **argv)
             i++;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
+        } else if (strcmp(argv[i], "--plot") == 0 && i + 1 < argc) {
+            plot = argv[++i];
         } else if (!joint && argv[i][0] != '-') {
             joint = argv[i];
         } else {
@@ -170,6 +213,7 @@ int cmd_resonance(armctl_conn *c, int argc, char **argv)
            a.name[j], m.freq, m.freq_damped, m.damping, m.amplitude, u, m.fit_s, r.len, rate);
     printf("[trajectory]\nshaper = zvd\nshaper_freq = %.3f\nshaper_damping = %.4f\n", m.freq,
            m.damping);
+    if (plot) write_plot(plot, a.name[j], u, &r, &m);
     rc = 0;
 done:
     free(r.t);
