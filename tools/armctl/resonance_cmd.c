@@ -111,11 +111,12 @@ static void write_plot(const char *prefix, const char *joint, const char *unit, 
     }
     fclose(d);
     fprintf(g,
-            "set terminal pngcairo size 1000,500 font ',9'\nset output '%s'\n"
+            "set terminal pngcairo noenhanced size 1000,500 font ',9'\nset output '%s'\n"
             "set title 'armctl resonance: joint %s, mode %.3f Hz, damping ratio %.4f'\n"
             "set grid\nset xlabel 't after the step [s]'\nset ylabel 'q - q_des - mean [%s]'\n"
             "plot '%s' using 1:2 with lines title 'tracking error', '' using 1:3 with lines "
-            "dt 2 lc rgb 'red' title 'fitted envelope', '' using 1:4 with lines dt 2 lc rgb 'red' "
+            "dt 2 lc rgb 'red' title 'fitted envelope of the mode', '' using 1:4 with lines dt 2 "
+            "lc rgb 'red' "
             "notitle\n",
             png, joint, m->freq, m->damping, unit, dat);
     fclose(g);
