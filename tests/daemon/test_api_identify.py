@@ -48,6 +48,34 @@ def reload_with(rig, c, name, text):
     check(c.call("status")["state"] == "holding", "not holding after the reload")
 
 
+def track_identified_exact(rig, c, points, q0, identified_path, exact):
+    """The move's RMS following error with the identified model (the INI fragment at
+    identified_path) and then the exact one (INI text), each reloaded into the same armd and
+    warmed up once; back at q0 after each. Returns (identified, exact) [rad]."""
+    out = []
+    for name, text in (("identified", open(identified_path).read()), ("exact", exact)):
+        reload_with(rig, c, name, text)
+        move_rms(rig, c, points, "warm-up (%s)" % name)
+        out.append(compared_move(rig, c, points, "%s model" % name))
+        move_back(c, q0)
+    return tuple(out)
+
+
+def validation_figures(text):
+    """(identified, configured) validation torque error [% of the torque RMS] from armctl
+    identify's report."""
+    m = re.search(r"all joints: ([0-9.]+) % of the torque RMS \(configured model ([0-9.]+) %\)",
+                  text)
+    check(m is not None, "no validation line in the report")
+    return float(m.group(1)), float(m.group(2))
+
+
+def print_tracking(rms_id, rms_exact, rms_cfg, err_id, err_cfg):
+    print("tracking: identified %.3f mrad = %.2f x the exact model's %.3f (target <= 1.2); "
+          "configured model %.3f; validation torque error %.2f %% (configured %.2f %%)"
+          % (1e3 * rms_id, rms_id / rms_exact, 1e3 * rms_exact, 1e3 * rms_cfg, err_id, err_cfg))
+
+
 def main(args):
     sim = READY_POSE + ("--perturb", SEED)
     exact = subprocess.run([args.armsim, "-c", args.config, "--print-model", "--perturb", SEED],
@@ -79,10 +107,7 @@ def main(args):
         print(err.strip())
         print(text.strip())
         check(rc == 0, "armctl identify failed (exit %d)" % rc)
-        m = re.search(r"all joints: ([0-9.]+) % of the torque RMS \(configured model ([0-9.]+) %\)",
-                      text)
-        check(m is not None, "no validation line in the report")
-        err_id, err_cfg = float(m.group(1)), float(m.group(2))
+        err_id, err_cfg = validation_figures(text)
         check(err_id <= 5.0, "validation torque error %.2f %% (target <= 5 %%)" % err_id)
         check(err_id * 3 < err_cfg, "identified %.2f %% is not well below the configured %.2f %%"
               % (err_id, err_cfg))
@@ -92,20 +117,9 @@ def main(args):
         check(motion and float(motion.group(1)) <= 60.5,
               "identification motion: %s (target <= 60 s)" % (motion and motion.group(1)))
 
-        reload_with(rig, c, "identified", open(out).read())
-        move_rms(rig, c, points, "warm-up (identified)")
-        rms_id = compared_move(rig, c, points, "identified model")
-        move_back(c, q0)
-
-        reload_with(rig, c, "exact", exact)
-        move_rms(rig, c, points, "warm-up (exact)")
-        rms_exact = compared_move(rig, c, points, "exact model")
-        move_back(c, q0)
+        rms_id, rms_exact = track_identified_exact(rig, c, points, q0, out, exact)
         c.close()
-        print("tracking: identified %.3f mrad = %.2f x the exact model's %.3f (target <= 1.2); "
-              "configured model %.3f; validation torque error %.2f %% (configured %.2f %%)"
-              % (1e3 * rms_id, rms_id / rms_exact, 1e3 * rms_exact, 1e3 * rms_cfg, err_id,
-                 err_cfg))
+        print_tracking(rms_id, rms_exact, rms_cfg, err_id, err_cfg)
         check(rms_cfg > 10 * rms_id, "tracking with the identified model (%.3f mrad) is not 10 x "
               "better than with the configured one (%.3f mrad)" % (1e3 * rms_id, 1e3 * rms_cfg))
 

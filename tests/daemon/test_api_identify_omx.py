@@ -14,14 +14,14 @@ with the demo move scaled to 0.4 x its amplitude and 1.5 x its duration for the 
   (measured 0.99-1.01 x, 3 runs). armd's following error has a floor here: the XM430's 12-bit
   encoder quantises q to 1.53 mrad, 0.44 mrad RMS, which joints 1 and 2 sit at with every model;
   joints 3 and 4 (configured model 0.75 and 1.78 mrad) show the model."""
-import re
 import subprocess
 
 import test_api_payload
 from test_api_calibrate import move_back
-from test_api_identify import armctl, reload_with
+from test_api_identify import (armctl, print_tracking, track_identified_exact,
+                               validation_figures)
 from test_api_lib import Recorder, Rig, check, run
-from test_api_payload import compared_move, move_rms
+from test_api_payload import move_rms
 from test_api_tracking import make_points
 
 SEED = "3"
@@ -68,26 +68,12 @@ def main(args):
         print(err.strip())
         print(text.strip())
         check(rc == 0, "armctl identify failed (exit %d)" % rc)
-        m = re.search(r"all joints: ([0-9.]+) % of the torque RMS \(configured model ([0-9.]+) %\)",
-                      text)
-        check(m is not None, "no validation line in the report")
-        err_id, err_cfg = float(m.group(1)), float(m.group(2))
+        err_id, err_cfg = validation_figures(text)
         move_back(c, q0)
 
-        reload_with(rig, c, "identified", open(out).read())
-        move_rms(rig, c, points, "warm-up (identified)")
-        rms_id = compared_move(rig, c, points, "identified model")
-        move_back(c, q0)
-
-        reload_with(rig, c, "exact", exact)
-        move_rms(rig, c, points, "warm-up (exact)")
-        rms_exact = compared_move(rig, c, points, "exact model")
-        move_back(c, q0)
+        rms_id, rms_exact = track_identified_exact(rig, c, points, q0, out, exact)
         c.close()
-        print("tracking: identified %.3f mrad = %.2f x the exact model's %.3f (target <= 1.2); "
-              "configured model %.3f; validation torque error %.2f %% (configured %.2f %%)"
-              % (1e3 * rms_id, rms_id / rms_exact, 1e3 * rms_exact, 1e3 * rms_cfg, err_id,
-                 err_cfg))
+        print_tracking(rms_id, rms_exact, rms_cfg, err_id, err_cfg)
         check(err_id <= 5.0, "validation torque error %.2f %% (target <= 5 %%)" % err_id)
         check(err_id * 3 < err_cfg, "identified %.2f %% is not well below the configured %.2f %%"
               % (err_id, err_cfg))

@@ -38,6 +38,9 @@ bool parse_double(const char *s, double *out);
 
 /* ---- format.c: output */
 void print_json(json_t *v);
+/* Runs gnuplot on the script gp (which writes png); says on stderr, after prefix, where the
+ * plot is, or that gnuplot did not run and where the data dat and the script stay. */
+void run_gnuplot(const char *prefix, const char *gp, const char *png, const char *dat);
 /* The value of a JSON number, NaN for anything else. */
 double num(json_t *v);
 /* obj[key][i] as a number (NaN if absent). */

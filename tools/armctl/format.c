@@ -186,3 +186,14 @@ void print_gains(const arm_info *a, json_t *r)
     printf("(computed_torque: 1/s^2, 1/s, 1/s^3; pd_gravity: N m/rad, N m s/rad, "
            "N m/(rad s))\n");
 }
+
+void run_gnuplot(const char *prefix, const char *gp, const char *png, const char *dat)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
+    if (system(cmd) == 0)
+        fprintf(stderr, "%splot: %s\n", prefix, png);
+    else
+        fprintf(stderr, "%sgnuplot did not run: the plot's data and script are %s, %s\n", prefix,
+                dat, gp);
+}

@@ -13,9 +13,8 @@
 #define RANDOM_STATES   200   /* states of the structural (random-sample) regressor */
 #define RANK_TOL        1e-7  /* |R_kk| / |R_00| below this: a dependent column */
 #define PRIOR_WEIGHT    1e-6  /* of the data's largest (scaled) curvature: the prior's pull */
-#define PROJECTED_STEPS 20000 /* projected gradient steps towards consistent parameters, at most   \
-                               */
-#define PROJECTED_TOL 1e-9    /* ... until no scaled parameter moves more than this in a step */
+#define PROJECTED_STEPS 20000 /* projected gradient steps towards consistency, at most ... */
+#define PROJECTED_TOL   1e-9  /* ... until no scaled parameter moves more than this in a step */
 
 enum { P_M = 0, P_H = 1, P_I = 4, P_ARM = 10, P_VISC = 11, P_CPOS = 12, P_CNEG = 13 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "tools/armctl/armctl.h"
 #include "tools/armctl/ident_run.h"
 
 /* The recorded samples as they came (before filtering), appended to out: motion name, armd's
@@ -139,11 +140,5 @@ void ident_write_plot(const char *prefix, ident_fit *f, const double *pi, const 
                 2 + 2 * j, 3 + 2 * j);
     fprintf(g, "unset multiplot\n");
     fclose(g);
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
-    if (system(cmd) == 0)
-        fprintf(stderr, ID_PREFIX "plot: %s\n", png);
-    else
-        fprintf(stderr, ID_PREFIX "gnuplot did not run: the plot's data and script are %s, %s\n",
-                dat, gp);
+    run_gnuplot(ID_PREFIX, gp, png, dat);
 }

@@ -93,7 +93,7 @@ static double move_to(armctl_conn *c, const arm_info *a, const double *q)
 static void write_plot(const char *prefix, const char *joint, const char *unit, const rs_rec *r,
                        const resonance_mode *m)
 {
-    char dat[1024], gp[1024], png[1024], cmd[2200];
+    char dat[1024], gp[1024], png[1024];
     snprintf(dat, sizeof dat, "%s.dat", prefix);
     snprintf(gp, sizeof gp, "%s.gp", prefix);
     snprintf(png, sizeof png, "%s.png", prefix);
@@ -120,12 +120,7 @@ static void write_plot(const char *prefix, const char *joint, const char *unit, 
             "notitle\n",
             png, joint, m->freq, m->damping, unit, dat);
     fclose(g);
-    snprintf(cmd, sizeof cmd, "gnuplot '%s' 2>/dev/null", gp);
-    if (system(cmd) == 0)
-        fprintf(stderr, RS_PREFIX "plot: %s\n", png);
-    else
-        fprintf(stderr, RS_PREFIX "gnuplot did not run: the plot's data and script are %s, %s\n",
-                dat, gp);
+    run_gnuplot(RS_PREFIX, gp, png, dat);
 }
 
 int cmd_resonance(armctl_conn *c, int argc, char **argv)
