@@ -41,6 +41,8 @@ DISTURBED = 10  # late ticks + read gaps + failed reads that make a measurement 
 def parse():
     p = arg_parser()
     p.add_argument("--loop-mode", required=True, help="tests/tools/flex_loop_mode")
+    p.add_argument("--plot-dir", help="write the tool deflection after both moves and its plot "
+                   "(deflection-none.dat, deflection-zvd.dat, deflection.gp, deflection.png) here")
     return p.parse_args()
 
 
@@ -121,7 +123,36 @@ def residual(head, rows, d, t_end):
     return math.sqrt(tot), peak
 
 
-def move(rig, c, q_start, label):
+def dump_deflection(path, head, rows, d, t_end):
+    """Writes t - t_end [s] (armd time), defl_x, defl_y [mm] from 1 s before the move's end to
+    the end of WINDOW: the data of the README's figure."""
+    it, ix, iy = (truth_column(head, k) for k in ("t", "defl_x", "defl_y"))
+    with open(path, "w") as fh:
+        for r in rows:
+            t = r[it] - d - t_end
+            if -1.0 <= t <= WINDOW[1]:
+                fh.write("%.5f %.6f %.6f\n" % (t, 1e3 * r[ix], 1e3 * r[iy]))
+
+
+def write_figure(plot_dir):
+    """The gnuplot script (and the PNG where gnuplot is installed) of the tool deflection after
+    the move with shaper = none and zvd."""
+    gp = os.path.join(plot_dir, "deflection.gp")
+    with open(gp, "w") as fh:
+        fh.write("set terminal pngcairo noenhanced size 1000,420 font ',9'\n"
+                 "set output '%s'\nset grid\nset xlabel \"t after the move's planned end [s]\"\n"
+                 "set ylabel 'tool deflection along x [mm]'\n"
+                 "set title 'flexarm2 on armsim: the shoulder 0.3 rad, shaper none and zvd'\n"
+                 "plot '%s' using 1:2 with lines title 'shaper = none', '%s' using 1:2 with lines "
+                 "lw 2 title 'shaper = zvd at the measured mode'\n"
+                 % (os.path.join(plot_dir, "deflection.png"),
+                    os.path.join(plot_dir, "deflection-none.dat"),
+                    os.path.join(plot_dir, "deflection-zvd.dat")))
+    if shutil.which("gnuplot"):
+        subprocess.run(["gnuplot", gp], check=True)
+
+
+def move(rig, c, q_start, label, dump=None):
     """The shoulder STEP from q_start as fast as the limits allow; back to q_start. Taken again
     (at most TRIES in all) when the loop stalled during the move or its window. Returns
     (duration [s], residual RMS [m], residual peak [m])."""
@@ -143,6 +174,8 @@ def move(rig, c, q_start, label):
         it = truth_column(head, "t")
         d = align_offset(rec.samples, truth_rows((head, [x for x in rows if x[it] >= t_call - 1])))
         rms, peak = residual(head, rows, d, t_end)
+        if dump:
+            dump_deflection(dump, head, rows, d, t_end)
         print("%s: duration %.4f s, residual tool deflection RMS %.4f mm, largest %.4f mm "
               "(%.1f-%.1f s after the end); %d late ticks / read gaps"
               % (label, r["duration"], 1e3 * rms, 1e3 * peak, WINDOW[0], WINDOW[1], late))
@@ -184,9 +217,13 @@ def main(args):
               "%.3f Hz (%+.2f %%); joints locked %.3f Hz (%+.2f %%)"
               % (f, f_d, zeta, f_loop, 100 * err, f_lock, 100 * (f - f_lock) / f_lock))
 
-        dur_none, rms_none, peak_none = move(rig, c, q_start, "shaper = none")
+        dumps = [os.path.join(args.plot_dir, "deflection-%s.dat" % k) if args.plot_dir else None
+                 for k in ("none", "zvd")]
+        dur_none, rms_none, peak_none = move(rig, c, q_start, "shaper = none", dumps[0])
         reload_shaper(rig, c, f, zeta)
-        dur_zvd, rms_zvd, peak_zvd = move(rig, c, q_start, "shaper = zvd")
+        dur_zvd, rms_zvd, peak_zvd = move(rig, c, q_start, "shaper = zvd", dumps[1])
+        if args.plot_dir:
+            write_figure(args.plot_dir)
         ratio = rms_none / rms_zvd if rms_zvd > 0 else float("inf")
         print("residual: none %.4f mm RMS (largest %.4f), zvd %.4f mm RMS (largest %.4f): "
               "%.1f x; durations %.4f / %.4f s: +%.4f s, one period 1/f = %.4f s"
