@@ -83,6 +83,9 @@ typedef struct {
     bool fresh;        /* this tick read a new state (else q, qd are the last one's) */
     ctl_state state;
     double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
+    /* the joint torque the servos reported with q (motor current x torque_per_amp): what acted
+     * on the arm as the state was read, at the device's current resolution [N m|N] */
+    double tau_meas[CFG_MAX_JOINTS];
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
     double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
 } ctl_sample;

@@ -237,6 +237,7 @@ void ctl_publish(ctl *c)
     memcpy(m->q, s->q, sizeof(double) * (size_t)n);
     memcpy(m->qd, s->qd, sizeof(double) * (size_t)n);
     memcpy(m->tau, s->tau, sizeof(double) * (size_t)n);
+    memcpy(m->tau_meas, r->ds.tau, sizeof(double) * (size_t)n);
     memcpy(m->q_des, s->q_des, sizeof(double) * (size_t)n);
     memcpy(m->qd_des, s->qd_des, sizeof(double) * (size_t)n);
     memcpy(m->ext, s->external_torque, sizeof(double) * (size_t)n);

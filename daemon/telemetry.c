@@ -1,7 +1,7 @@
 /*
  * telemetry.c — fans the control thread's samples and events out to subscribed clients:
- * "telemetry" notifications (time [s], mono and wall clock stamps, q, qd, tau, q_des, qd_des,
- * ext, state) decimated from the loop rate, and "state", "fault", "trajectory_done",
+ * "telemetry" notifications (time [s], mono and wall clock stamps, q, qd, tau, tau_meas, q_des,
+ * qd_des, ext, state) decimated from the loop rate, and "state", "fault", "trajectory_done",
  * "collision" events (time, mono, wall) to every subscriber.
  */
 #include <math.h>
@@ -71,6 +71,7 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     put_vector(buf, cap, &o, "q", sm->q, n);
     put_vector(buf, cap, &o, "qd", sm->qd, n);
     put_vector(buf, cap, &o, "tau", sm->tau, n);
+    put_vector(buf, cap, &o, "tau_meas", sm->tau_meas, n);
     put_vector(buf, cap, &o, "q_des", sm->q_des, n);
     put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
     put_vector(buf, cap, &o, "ext", sm->ext, n);

@@ -2,9 +2,11 @@
 """Integration: enable holds without drift; a multi-joint trajectory on the PUMA 560 at 1 kHz is
 tracked (judged by armsim's truth: RMS and max error under stated bounds); computed_torque
 tracks clearly better than pd_gravity with the same gains; the arm then holds still (no limit
-cycle). Real armd + armsim on a pty."""
+cycle); telemetry's tau_meas is the servos' report of the previous tick's command. Real armd +
+armsim on a pty."""
 import time
 
+from test_api_faultpaths import load_model
 from test_api_lib import (Recorder, Rig, align_offset, check, enable_clock_offset, run,
                           tracking_errors)
 
@@ -25,6 +27,7 @@ DRIFT_MAX = 0.005  # holding for 2 s after enable [rad]
 # cycle about the goal (the Coulomb term follows the desired velocity, 0 while holding, so it
 # cannot push the arm to and fro): every |qd| below HOLD_QD_MAX [rad/s]; the error is reported.
 HOLD_QD_MAX = 0.01
+DXL2_CURRENT_UNIT_A = 2.69e-3  # Dynamixel X-series Present Current / Goal Current unit [A]
 
 
 def make_points(info, q0):
@@ -46,6 +49,25 @@ def make_points(info, q0):
             q.append(v)
         pts.append({"t": t, "q": q})
     return pts
+
+
+def check_tau_meas(samples, joints):
+    """Telemetry's tau_meas is the servos' report of the torque acting as q was read: the
+    previous tick's command, at the servo's current resolution (Dynamixel X: 2.69 mA units, the
+    e-Manual's Present Current), in nearly every pair of consecutive ticks (a lost read or write
+    may break a pair)."""
+    step = [jt["torque_per_amp"] * DXL2_CURRENT_UNIT_A for jt in joints]
+    pairs = [(a, b) for a, b in zip(samples, samples[1:]) if b["tick"] == a["tick"] + 1]
+    check(len(pairs) > 1000, "only %d consecutive telemetry samples" % len(pairs))
+    n = len(step)
+    off = [max(abs(b["tau_meas"][j] - a["tau"][j]) for a, b in pairs) for j in range(n)]
+    good = sum(all(abs(b["tau_meas"][j] - a["tau"][j]) <= 0.5001 * step[j] for j in range(n))
+               for a, b in pairs)
+    print("tau_meas: within half a current step of the previous tick's tau in %d of %d pairs "
+          "(largest difference per joint, in steps: %s)"
+          % (good, len(pairs), " ".join("%.2f" % (o / s) for o, s in zip(off, step))))
+    check(good >= 0.95 * len(pairs), "tau_meas is not the previous command at the servos' "
+          "resolution in %d of %d pairs" % (len(pairs) - good, len(pairs)))
 
 
 def run_trajectory(rig, c, points, label):
@@ -112,6 +134,7 @@ def main(args):
                loop["read_us"]["p99"], loop["write_us"]["p99"]))
         check(max(rms_ct) < CT_RMS_MAX, "computed_torque RMS error %.4f over %.3f" % (max(rms_ct), CT_RMS_MAX))
         check(max(max_ct) < CT_MAX_MAX, "computed_torque max error %.4f over %.3f" % (max(max_ct), CT_MAX_MAX))
+        check_tau_meas(samples, load_model(args.config)[0])
         hold = [s for s in samples if s["time"] >= t1 + 1.0]
         check(len(hold) >= 100, "only %d telemetry samples after the goal check" % len(hold))
         hold_qd = max(max(abs(v) for v in s["qd"]) for s in hold)

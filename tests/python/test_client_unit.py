@@ -100,7 +100,8 @@ class FakeArmd:
 def telemetry(tick, n=2):
     return {"method": "telemetry", "params": {
         "tick": tick, "time": tick / 1000, "state": "holding", "q": [0.1 * tick] * n,
-        "qd": [0.0] * n, "tau": [1.0, None][:n], "q_des": [0.0] * n, "qd_des": [0.0] * n,
+        "qd": [0.0] * n, "tau": [1.0, None][:n], "tau_meas": [0.5] * n, "q_des": [0.0] * n,
+        "qd_des": [0.0] * n,
         "ext": [0.0] * n}}
 
 
@@ -316,6 +317,7 @@ class Interleaving(unittest.TestCase):
         self.assertEqual((got[1].method, got[1]["state"], got[1].time), ("state", "moving", 1.0))
         self.assertEqual(got[0].q, [0.1, 0.1])
         self.assertTrue(math.isnan(got[0].tau[1]))  # null (non-finite in armd) -> NaN
+        self.assertEqual(got[0].tau_meas, [0.5, 0.5])
         self.assertEqual(got[4]["id"], 4)
 
     def test_subscribe_stream(self):

@@ -64,11 +64,11 @@ int ident_write_ini(const char *path, const armd_config *cfg, const double *pi,
     return 0;
 }
 
-/* The report: the motion, the base parameters with their standard deviations, the validation
- * table. */
+/* The report: the motion and the torque fitted (measured: the servos' tau_meas, else the
+ * commanded tau), the base parameters with their standard deviations, the validation table. */
 void ident_write_report(FILE *f, const armd_config *cfg, const ident_result *res,
                         const id_validation *v, const id_validation *v0, double cond,
-                        const id_options *o, double seconds)
+                        const id_options *o, double seconds, bool measured)
 {
     const char *names[DYN_MAX_DOF];
     for (int j = 0; j < cfg->n_joints; j++) names[j] = cfg->joint[j].name;
@@ -76,6 +76,10 @@ void ident_write_report(FILE *f, const armd_config *cfg, const ident_result *res
             "identification of %s: %d x %.3g s excitation (%d harmonics, swing %.3g), "
             "%.1f s of motion recorded\n",
             cfg->name, o->periods, o->period, o->harmonics, o->swing, seconds);
+    fprintf(f, "torque fitted: %s\n",
+            measured ? "the servos' reports (telemetry tau_meas)"
+                     : "armd's command (this armd sends no tau_meas: expect a bias where the "
+                       "servos' current resolution is coarse)");
     fprintf(f,
             "regressor: %d standard parameters, %d base parameters, condition number %.3g "
             "(design %.3g), %ld equations\n",

@@ -32,7 +32,8 @@ typedef struct {
     long len, cap;
     long long *tick;
     double *t, *mono;     /* armd's control time; CLOCK_MONOTONIC [s] */
-    double *q, *qd, *tau; /* len x n, row per sample */
+    double *q, *qd, *tau; /* len x n, row per sample; tau: tau_meas, else the commanded tau */
+    bool measured;        /* every tau is tau_meas (the servos' report) */
     json_int_t first_id, last_id;
     double t_from, t_end, duration;
     bool closed;
@@ -63,11 +64,11 @@ void ident_write_samples(FILE *out, const char *what, const id_rec *r);
 int ident_write_ini(const char *path, const armd_config *cfg, const double *pi,
                     const id_validation *v, const id_validation *v0);
 
-/* The report: the motion, the base parameters with their standard deviations, the validation
- * table. */
+/* The report: the motion and the torque fitted (measured: the servos' tau_meas, else the
+ * commanded tau), the base parameters with their standard deviations, the validation table. */
 void ident_write_report(FILE *f, const armd_config *cfg, const ident_result *res,
                         const id_validation *v, const id_validation *v0, double cond,
-                        const id_options *o, double seconds);
+                        const id_options *o, double seconds, bool measured);
 
 /* The plot: measured and predicted validation torques per joint, PREFIX.dat, PREFIX.gp and
  * (when gnuplot runs) PREFIX.png. */

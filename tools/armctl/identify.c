@@ -9,8 +9,12 @@
  *    run --periods times, and a validation one with another seed, run once. Each period is one
  *    trajectory (20 points a second with q, qd, qdd), the later ones appended; it starts and ends
  *    at rest at the present pose.
- * 3. Telemetry at the loop rate (q, qd, tau) of each run, from its request to its last
- *    trajectory_done "done" + 0.2 s; any fault, collision, state change or other end stops it.
+ * 3. Telemetry at the loop rate (q, qd and tau_meas, the torque the servos report with q) of
+ *    each run, from its request to its last trajectory_done "done" + 0.2 s; any fault, collision,
+ *    state change or other end stops it. Not the commanded tau: the servo applies it rounded to
+ *    its current resolution (PUMA wrist: 0.018 N m), the loop's feedback answers the rounding,
+ *    and that error follows the motion closely enough to bias the fit (the wrist's inertia by
+ *    2-4 %). tau_meas is also what acted as q was read, where tau is one tick later.
  * 4. Per stretch of consecutive ticks, q, qd and tau are low-passed forwards and backwards
  *    (--cutoff, zero phase) and qdd is the central difference of qd (ident_signal.h); the
  *    stretch's first and last 0.1 s are left out. Every 4th sample feeds the fit (ident_fit.h).
@@ -88,10 +92,15 @@ static bool rec_push(id_rec *r, json_t *p)
     r->tick[i] = json_integer_value(json_object_get(p, "tick"));
     r->t[i] = num(json_object_get(p, "time"));
     r->mono[i] = num(json_object_get(p, "mono"));
+    /* the torque the servos reported with q (what acted on the arm as q was read, at the
+     * device's current resolution); an armd without it: the one it commanded */
+    bool meas = json_is_array(json_object_get(p, "tau_meas"));
+    const char *tau_key = meas ? "tau_meas" : "tau";
+    r->measured = (i == 0 || r->measured) && meas;
     for (int j = 0; j < r->n; j++) {
         r->q[i * r->n + j] = vec_at(p, "q", j);
         r->qd[i * r->n + j] = vec_at(p, "qd", j);
-        r->tau[i * r->n + j] = vec_at(p, "tau", j);
+        r->tau[i * r->n + j] = vec_at(p, tau_key, j);
     }
     return true;
 }
@@ -488,12 +497,14 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     validate(fit, res.pi_free, &vrec, &vrd, &vf);
     fprintf(stderr, ID_PREFIX "validation before the physical projection: %.2f %%\n", vf.percent);
     double seconds = rec.len ? (rec.t[rec.len - 1] - rec.t[0]) : 0;
-    ident_write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds);
+    ident_write_report(stdout, &cfg, &res, &v, &v0, cond, &o, seconds,
+                       rec.measured && vrec.measured);
     char path[1024];
     snprintf(path, sizeof path, "%s.txt", o.report);
     FILE *rf = fopen(path, "w");
     if (rf) {
-        ident_write_report(rf, &cfg, &res, &v, &v0, cond, &o, seconds);
+        ident_write_report(rf, &cfg, &res, &v, &v0, cond, &o, seconds,
+                           rec.measured && vrec.measured);
         fclose(rf);
     }
     ident_write_plot(o.report, fit, res.pi, &vrec, &vrd, &cfg);

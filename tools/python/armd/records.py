@@ -29,7 +29,8 @@ class Telemetry:
     state: str
     q: list[float]
     qd: list[float]
-    tau: list[float]
+    tau: list[float]  # the torque the tick commanded
+    tau_meas: list[float]  # the torque the servos reported with q (empty from an older armd)
     q_des: list[float]
     qd_des: list[float]
     ext: list[float]  # the collision observer's external torque estimate (0 while it is off)
@@ -40,7 +41,8 @@ class Telemetry:
         return cls(tick=int(p.get("tick", 0)), time=float(p.get("time", math.nan)),
                    mono=float(p.get("mono", math.nan)), wall=float(p.get("wall", math.nan)),
                    state=str(p.get("state", "")), q=_floats(p.get("q")), qd=_floats(p.get("qd")),
-                   tau=_floats(p.get("tau")), q_des=_floats(p.get("q_des")),
+                   tau=_floats(p.get("tau")), tau_meas=_floats(p.get("tau_meas")),
+                   q_des=_floats(p.get("q_des")),
                    qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p)
 
 
