@@ -48,7 +48,7 @@ typedef struct payload_acc payload_acc;
  * is short. Allocates; not for the control thread. */
 payload_acc *payload_acc_create(const dyn_model_desc *unloaded, double v_min);
 void payload_acc_free(payload_acc *a);
-/* Adds one sample: measured q [rad|m], qd [rad/s|m/s], the acceleration commanded qdd
+/* Adds one sample: measured q [rad|m], qd [rad/s|m/s], the measured acceleration qdd
  * [rad/s^2|m/s^2] and the torque applied tau [N m|N]. Returns the rows added (the joints that
  * moved); non-finite values add nothing (and so does a failed allocation: the rows are kept for
  * the robust refit, ~90 bytes each, growing by doubling; main loop only). */

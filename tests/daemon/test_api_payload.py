@@ -13,8 +13,7 @@ computed torque). armsim's tool holds a 2.0 kg point mass 0.1 m off the tool axi
   fit leaves out samples a host stall spoiled (its robust refit); an estimate whose residual is
   still above 0.08 N m is run again, as the README tells users (up to 3 times in all).
 - payload.estimate --apply, then the same move: tracking within 1.2 x the exact payload's RMS
-  (the issue's target; plus 0.1 mrad for the rig's noise floor) and clearly better than with no
-  payload (the test can fail). Each
+  (the issue's target) and clearly better than with no payload (the test can fail). Each
   compared move follows a warm-up move with the same payload: a payload change moves the arm's
   equilibrium, and the arm creeps to the new one through the friction band for many seconds.
 - Safety: an estimate refused while another runs (busy); an estop from another client during
@@ -27,7 +26,7 @@ from test_api_lib import READY_POSE, Recorder, Rig, check, run
 from test_api_tracking import make_points
 
 MASS, COM = 2.0, (0.1, 0.0, 0.05)
-# [N m]: a good estimate on this rig leaves 0.015-0.05 N m unexplained; before the fit left out
+# [N m]: a good estimate on this rig leaves 0.005-0.008 N m unexplained; before the fit left out
 # the samples host stalls spoil, the ones that came out 5-7 mm off left 0.12-0.20
 RESIDUAL_REPEAT = 0.08
 
@@ -158,9 +157,7 @@ def main(args):
         print("tracking: estimated %.3f mrad = %.2f x the exact payload's %.3f (target <= 1.2); "
               "no payload %.3f" % (1e3 * rms_est, rms_est / rms_exact, 1e3 * rms_exact,
                                    1e3 * rms_none))
-        # + 0.1 mrad: at this level two identical moves with the same model differ by a few
-        # hundredths of a mrad (the rig's noise floor), so a bare ratio would judge the noise
-        check(rms_est <= 1.2 * rms_exact + 1e-4, "tracking with the estimate is %.2f x the exact "
+        check(rms_est <= 1.2 * rms_exact, "tracking with the estimate is %.2f x the exact "
               "payload's" % (rms_est / rms_exact))
         check(rms_none > 5 * rms_est, "the payload does not change tracking: the test is blind")
 
