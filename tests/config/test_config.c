@@ -20,6 +20,7 @@
 
 static armd_config cfg, cfg2; /* large: static */
 
+/* A small valid file; each error case replaces one of its lines. */
 static const char *const base[] = {"[arm]",
                                    "name = t",
                                    "rate_hz = 100",

@@ -167,7 +167,6 @@ static void test_viperx300_loads(void **state)
     cfg_report_free(&rep);
 }
 
-/* A small valid file; each error case replaces one of its lines. */
 static void test_flexarm2_loads(void **state)
 {
     (void)state;
