@@ -64,7 +64,7 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     double mono, wall;
     api_clock_stamps(c, sm->time, &mono, &wall);
     size_t o = (size_t)snprintf(buf, cap,
-                                "{\"method\":\"telemetry\",\"params\":{\"tick\":%llu,\"time\":%.9g,"
+                                "{\"method\":\"telemetry\",\"params\":{\"tick\":%llu,\"time\":%.6f,"
                                 "\"mono\":%.6f,\"wall\":%.6f,\"state\":\"%s\"",
                                 (unsigned long long)sm->tick, sm->time, mono, wall,
                                 ctl_state_name(sm->state));

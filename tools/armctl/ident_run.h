@@ -30,7 +30,6 @@ typedef struct {
 typedef struct {
     int n;
     long len, cap;
-    long long *tick;
     double *t, *mono;     /* armd's control time; CLOCK_MONOTONIC [s] */
     double *q, *qd, *tau; /* len x n, row per sample; tau: tau_meas, else the commanded tau */
     bool measured;        /* every tau is tau_meas (the servos' report) */
@@ -45,6 +44,7 @@ typedef struct {
 typedef struct {
     double *qdd;
     unsigned char *use;
+    long gaps, used;     /* where the samples are not one period apart; the samples use marks */
     unsigned char *near; /* [i * n + j]: joint j's velocity reverses within the filter's reach */
 } id_ready;
 

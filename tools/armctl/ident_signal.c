@@ -46,3 +46,10 @@ void ident_derivative(const double *x, long len, long stride, double fs, double 
     for (long i = 1; i + 1 < len; i++)
         out[i * stride] = (x[(i + 1) * stride] - x[(i - 1) * stride]) * fs / 2;
 }
+
+long ident_stretch_end(const double *t, long len, double fs, long s)
+{
+    long e = s + 1;
+    while (e < len && fabs((t[e] - t[e - 1]) * fs - 1) < 0.25) e++;
+    return e;
+}
