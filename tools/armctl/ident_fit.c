@@ -8,13 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/armctl/ident_cone.h"
 #include "tools/armctl/ident_fit.h"
 
-#define RANDOM_STATES   200   /* states of the structural (random-sample) regressor */
-#define RANK_TOL        1e-7  /* |R_kk| / |R_00| below this: a dependent column */
-#define PRIOR_WEIGHT    1e-6  /* of the data's largest (scaled) curvature: the prior's pull */
-#define PROJECTED_STEPS 20000 /* projected gradient steps towards consistency, at most ... */
-#define PROJECTED_TOL   1e-9  /* ... until no scaled parameter moves more than this in a step */
+#define RANDOM_STATES 200  /* states of the structural (random-sample) regressor */
+#define RANK_TOL      1e-7 /* |R_kk| / |R_00| below this: a dependent column */
+#define PRIOR_WEIGHT  1e-8 /* of the data's largest (scaled) curvature: the prior's pull */
+#define ALIGN_MIN     -1.0 /* alignments tried [periods]: ALIGN_MIN ... ALIGN_MAX in steps of ... */
+#define ALIGN_MAX     2.0
+#define ALIGN_COARSE  0.1    /* ... this, then around the best in steps of ... */
+#define ALIGN_FINE    0.01   /* ... this */
+#define M_MIN_SHARE   1e-6   /* a link's least mass: this share of the configured one (>= 1 mg) */
+#define ADMM_STEPS    100000 /* ADMM steps towards the consistent minimum, at most ... */
+#define ADMM_TOL      1e-7   /* ... until both residuals are this small, relative */
 
 enum { P_M = 0, P_H = 1, P_I = 4, P_ARM = 10, P_VISC = 11, P_CPOS = 12, P_CNEG = 13 };
 
@@ -29,8 +35,12 @@ struct ident_fit {
      * W[:, perm[r + c]] = sum_k W[:, perm[k]] beta[k][c] */
     int r, perm[DYN_MAX_DOF * DYN_PARAMS];
     double *beta;
-    /* per joint normal equations over all P columns: A[j] (P x P), v[j] (P), bb, count */
-    double *A, *v, bb[DYN_MAX_DOF], tt[DYN_MAX_DOF];
+    /* per joint normal equations over all P columns: A[j] (P x P), count; for each of the
+     * three torques of a sample (the tick before, its own, the one after: k = 0, 1, 2)
+     * v3[j][k] (P) and the sums of products bb3[j][k][l] of the torques less tau_known, tt3 of
+     * the torques; v, bb, tt those of the torque at the alignment (set_alignment) */
+    double *A, *v3, bb3[DYN_MAX_DOF][3][3], tt3[DYN_MAX_DOF][3][3];
+    double *v, bb[DYN_MAX_DOF], tt[DYN_MAX_DOF];
     long count[DYN_MAX_DOF];
     double *Y; /* n x P scratch */
 };
@@ -185,8 +195,9 @@ ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min)
     size_t P = (size_t)f->P, n = (size_t)f->n;
     f->A = calloc(n * P * P, sizeof(double));
     f->v = calloc(n * P, sizeof(double));
+    f->v3 = calloc(3 * n * P, sizeof(double));
     f->Y = calloc(n * P, sizeof(double));
-    if (!f->d || !f->A || !f->v || !f->Y) {
+    if (!f->d || !f->A || !f->v || !f->v3 || !f->Y) {
         ident_fit_free(f);
         return NULL;
     }
@@ -206,34 +217,69 @@ void ident_fit_free(ident_fit *f)
     dyn_model_free(f->m);
     free(f->A);
     free(f->v);
+    free(f->v3);
     free(f->Y);
     free(f->beta);
     free(f);
 }
 
 int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
-                  const double *tau, const unsigned char *skip)
+                  const double *tau_prev, const double *tau, const double *tau_next,
+                  const unsigned char *skip)
 {
     int n = f->n, P = f->P;
+    const double *t3[3] = {tau_prev, tau, tau_next};
     for (int j = 0; j < n; j++)
-        if (!(isfinite(q[j]) && isfinite(qd[j]) && isfinite(qdd[j]) && isfinite(tau[j]))) return -1;
+        if (!(isfinite(q[j]) && isfinite(qd[j]) && isfinite(qdd[j]) && isfinite(tau_prev[j]) &&
+              isfinite(tau[j]) && isfinite(tau_next[j])))
+            return -1;
     double known[DYN_MAX_DOF];
     dyn_regressor(f->m, f->d, q, qd, qdd, f->Y, known);
     for (int j = 0; j < n; j++) {
         if (!(fabs(qd[j]) >= f->v_min) || (skip && skip[j])) continue;
         const double *y = f->Y + (size_t)j * P;
-        double b = tau[j] - known[j];
-        double *A = f->A + (size_t)j * P * P, *v = f->v + (size_t)j * P;
+        double b[3];
+        for (int k = 0; k < 3; k++) b[k] = t3[k][j] - known[j];
+        double *A = f->A + (size_t)j * P * P, *v = f->v3 + (size_t)j * 3 * P;
         for (int c1 = 0; c1 < P; c1++) {
             if (y[c1] == 0) continue;
             for (int c2 = c1; c2 < P; c2++) A[c1 * P + c2] += y[c1] * y[c2];
-            v[c1] += y[c1] * b;
+            for (int k = 0; k < 3; k++) v[k * P + c1] += y[c1] * b[k];
         }
-        f->bb[j] += b * b;
-        f->tt[j] += tau[j] * tau[j];
+        for (int k = 0; k < 3; k++)
+            for (int l = 0; l < 3; l++) {
+                f->bb3[j][k][l] += b[k] * b[l];
+                f->tt3[j][k][l] += t3[k][j] * t3[l][j];
+            }
         f->count[j]++;
     }
     return 0;
+}
+
+/* For 0 <= a <= 1 the mean torque over the two periods of the central difference qdd when the
+ * torque steps a of a period after each read; to first order (any a) the reported torque
+ * (1/2 - a) of a period later. */
+double ident_aligned(double a, double tau_prev, double tau, double tau_next)
+{
+    return (a * tau_prev + tau + (1 - a) * tau_next) / 2;
+}
+
+/* v, bb and tt of the torque at alignment a (ident_aligned). */
+static void set_alignment(ident_fit *f, double a)
+{
+    double c[3] = {a / 2, 0.5, (1 - a) / 2};
+    int P = f->P;
+    for (int j = 0; j < f->n; j++) {
+        const double *v3 = f->v3 + (size_t)j * 3 * P;
+        double *v = f->v + (size_t)j * P;
+        for (int p = 0; p < P; p++) v[p] = c[0] * v3[p] + c[1] * v3[P + p] + c[2] * v3[2 * P + p];
+        f->bb[j] = f->tt[j] = 0;
+        for (int k = 0; k < 3; k++)
+            for (int l = 0; l < 3; l++) {
+                f->bb[j] += c[k] * c[l] * f->bb3[j][k][l];
+                f->tt[j] += c[k] * c[l] * f->tt3[j][k][l];
+            }
+    }
 }
 
 /* The base normal equations (r x r, r) with joint weights w: N = sum_j w_j A_j[perm, perm]. */
@@ -323,65 +369,6 @@ static void base_of(const ident_fit *f, const double *pi, double *theta)
     }
 }
 
-/* Moves joint j's parameters onto physically consistent ones: mass at least a thousandth of the
- * prior's (or 1 g), the inertia about the COM with principal moments >= 0 and each at most the
- * sum of the other two, armature and viscous >= 0, coulomb_pos >= 0 >= coulomb_neg. Returns
- * whether anything changed beyond rounding. */
-static int project_joint(const ident_fit *f, int j, double *p)
-{
-    double before[DYN_PARAMS];
-    memcpy(before, p, sizeof before);
-    double m_min = fmax(1e-3 * fabs(f->pi0[j * DYN_PARAMS + P_M]), 1e-3);
-    if (!(p[P_M] >= m_min)) {
-        double c[3];
-        for (int k = 0; k < 3; k++) c[k] = p[P_M] > 0 ? p[P_H + k] / p[P_M] : 0;
-        p[P_M] = m_min;
-        for (int k = 0; k < 3; k++) p[P_H + k] = m_min * c[k];
-    }
-    dyn_model_desc one;
-    memset(&one, 0, sizeof one);
-    one.n = 1;
-    dyn_params_to_desc(p, &one);
-    double w[3], R[9], *Ic = one.joint[0].inertia;
-    dyn_inertia_principal(Ic, w, R);
-    for (int k = 0; k < 3; k++) w[k] = fmax(w[k], 0);
-    if (w[2] > w[0] + w[1]) { /* the triangle: share the excess */
-        double ex = (w[2] - w[0] - w[1]) / 3;
-        w[2] -= ex;
-        w[0] += ex;
-        w[1] += ex;
-    }
-    double full[9];
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            full[a * 3 + b] = R[a * 3] * w[0] * R[b * 3] + R[a * 3 + 1] * w[1] * R[b * 3 + 1] +
-                              R[a * 3 + 2] * w[2] * R[b * 3 + 2];
-    Ic[0] = full[0];
-    Ic[1] = full[1];
-    Ic[2] = full[2];
-    Ic[3] = full[4];
-    Ic[4] = full[5];
-    Ic[5] = full[8];
-    one.joint[0].armature = fmax(one.joint[0].armature, 0);
-    one.joint[0].viscous = fmax(one.joint[0].viscous, 0);
-    one.joint[0].coulomb_pos = fmax(one.joint[0].coulomb_pos, 0);
-    one.joint[0].coulomb_neg = fmin(one.joint[0].coulomb_neg, 0);
-    dyn_params_from_desc(&one, p);
-    int changed = 0;
-    for (int k = 0; k < DYN_PARAMS; k++)
-        changed |= fabs(p[k] - before[k]) > 1e-9 * f->scale[j * DYN_PARAMS + k];
-    return changed;
-}
-
-/* Moves every joint's parameters onto physically consistent ones (project_joint); the number of
- * joints that changed. */
-static int project_all(const ident_fit *f, double *pi)
-{
-    int changed = 0;
-    for (int j = 0; j < f->n; j++) changed += project_joint(f, j, pi + j * DYN_PARAMS);
-    return changed;
-}
-
 /* The data's normal equations over all P parameters in the prior's scaled coordinates
  * (pi = scale * u): H = S (sum_j w_j A_j) S, g = S sum_j w_j v_j. */
 static void scaled_normal(const ident_fit *f, const double *w, double *H, double *g)
@@ -424,19 +411,60 @@ static double largest_eigenvalue(const double *H, int P)
     return lambda;
 }
 
-/* The full parameters: minimise sum_j w_j |W_j pi - b_j|^2 + mu |u - u0|^2 (u = pi / scale, u0
- * the prior's) over physically consistent pi, mu = PRIOR_WEIGHT x the data's largest curvature:
- * the unconstrained minimum, then accelerated projected gradient steps (step 1 / L) with each
- * joint moved onto consistent parameters after every step. *projected counts the joints the
- * first projection changed. */
-static int full_parameters(const ident_fit *f, const double *w, double *pi, double *pi_free,
-                           int *projected)
+/* A x (P x P row-major A) into out. */
+static void mat_vec(const double *A, const double *x, int P, double *out)
 {
-    int P = f->P;
-    double *H = malloc(sizeof(double) * (size_t)P * (size_t)P * 2), *cov = H + (size_t)P * P;
+    for (int a = 0; a < P; a++) {
+        double t = 0;
+        for (int b = 0; b < P; b++) t += A[a * P + b] * x[b];
+        out[a] = t;
+    }
+}
+
+/* A^T x into out. */
+static void mat_t_vec(const double *A, const double *x, int P, double *out)
+{
+    for (int b = 0; b < P; b++) out[b] = 0;
+    for (int a = 0; a < P; a++)
+        for (int b = 0; b < P; b++) out[b] += A[a * P + b] * x[a];
+}
+
+static double norm(const double *x, int P)
+{
+    double s = 0;
+    for (int a = 0; a < P; a++) s += x[a] * x[a];
+    return sqrt(s);
+}
+
+/* Every joint's block of z (the cone coordinates) moved onto the consistent set; the number of
+ * joints that moved. */
+static int project_cones(const ident_fit *f, const ident_cone *cone, double *z)
+{
+    int moved = 0;
+    for (int j = 0; j < f->n; j++) moved += ident_cone_project(&cone[j], z + j * DYN_PARAMS, 1e-9);
+    return moved;
+}
+
+/* The full parameters: minimise F(u) = sum_j w_j |W_j pi - b_j|^2 + mu |u - u0|^2 (u = pi /
+ * scale, u0 the prior's, mu = PRIOR_WEIGHT x the data's largest curvature) over physically
+ * consistent pi (ident_cone.h), a convex problem: the unconstrained minimum, and when it is not
+ * consistent, ADMM (Boyd et al., "Distributed optimization and statistical learning via the
+ * alternating direction method of multipliers", 2011, section 5, with the residual balancing of
+ * section 3.4.1) on F(u) + [z consistent] with A u = z (A: u to the cone coordinates): the
+ * u-step solves (H + rho A^T A) u = rhs + rho A^T (z - y), the z-step is the cone's exact
+ * projection. The result is the last z: consistent. *projected counts the joints whose
+ * unconstrained parameters were not. */
+static int full_parameters(const ident_fit *f, const double *w, double *pi, double *pi_free,
+                           int *projected, int *steps, bool *converged)
+{
+    int P = f->P, n = f->n;
+    size_t PP = (size_t)P * (size_t)P;
+    double *H = malloc(sizeof(double) * PP * 5), *K = H + PP, *A = K + PP, *AtA = A + PP,
+           *N = AtA + PP;
     if (!H) return -1;
     double g[DYN_MAX_DOF * DYN_PARAMS], u[DYN_MAX_DOF * DYN_PARAMS], u0[DYN_MAX_DOF * DYN_PARAMS],
-        rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, cond;
+        rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, zero[DYN_MAX_DOF * DYN_PARAMS] = {0},
+                          tmp[DYN_MAX_DOF * DYN_PARAMS], cond;
     scaled_normal(f, w, H, g);
     double L = largest_eigenvalue(H, P), mu = PRIOR_WEIGHT * L;
     for (int a = 0; a < P; a++) {
@@ -444,48 +472,112 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, doub
         H[a * P + a] += mu;
         rhs[a] = g[a] + mu * u0[a];
     }
-    L += mu;
-    if (solve_sym(P, H, rhs, u, cov, &cond) != 0) memcpy(u, u0, sizeof u);
+    if (solve_sym(P, H, rhs, u, K, &cond) != 0) memcpy(u, u0, sizeof u);
     for (int a = 0; a < P; a++) pi_free[a] = u[a] * f->scale[a];
-    /* step 0: the unconstrained minimum made consistent; done if it already was */
-    for (int a = 0; a < P; a++) pi[a] = u[a] * f->scale[a];
-    *projected = project_all(f, pi);
+    /* the cone coordinates: A block-diagonal, column a the image of unit u_a */
+    ident_cone cone[DYN_MAX_DOF];
+    for (int j = 0; j < n; j++)
+        ident_cone_init(&cone[j], f->scale + j * DYN_PARAMS,
+                        fmax(M_MIN_SHARE * fabs(f->pi0[j * DYN_PARAMS + P_M]), 1e-6));
+    memset(A, 0, sizeof(double) * PP);
+    for (int a = 0; a < P; a++) {
+        int j = a / DYN_PARAMS;
+        double p[DYN_PARAMS] = {0}, zj[DYN_PARAMS];
+        p[a % DYN_PARAMS] = f->scale[a];
+        ident_cone_from_params(&cone[j], p, zj);
+        for (int k = 0; k < DYN_PARAMS; k++) A[(j * DYN_PARAMS + k) * P + a] = zj[k];
+    }
+    double z[DYN_MAX_DOF * DYN_PARAMS], y[DYN_MAX_DOF * DYN_PARAMS] = {0},
+                                                        Au[DYN_MAX_DOF * DYN_PARAMS],
+                                                        z_old[DYN_MAX_DOF * DYN_PARAMS];
+    mat_vec(A, u, P, z);
+    *projected = project_cones(f, cone, z);
+    *steps = 0;
+    *converged = true;
     if (*projected == 0) {
+        memcpy(pi, pi_free, sizeof(double) * (size_t)P);
         free(H);
         return 0;
     }
-    /* accelerated projected gradient (FISTA, Beck & Teboulle 2009) with the gradient restart of
-     * O'Donoghue & Candes 2015: the plain method needs ~ L / lambda steps along the data's
-     * weakly curved directions (thousands here), this ~ sqrt of that */
-    double x[DYN_MAX_DOF * DYN_PARAMS], y[DYN_MAX_DOF * DYN_PARAMS], t = 1;
-    for (int a = 0; a < P; a++) x[a] = y[a] = pi[a] / f->scale[a];
-    for (int step = 1; step <= PROJECTED_STEPS; step++) {
-        double grad[DYN_MAX_DOF * DYN_PARAMS], moved = 0, slope = 0;
-        for (int a = 0; a < P; a++) {
-            double g1 = -rhs[a];
-            for (int b = 0; b < P; b++) g1 += H[a * P + b] * y[b];
-            grad[a] = g1;
+    double trH = 0, trA = 0;
+    for (int a = 0; a < P; a++)
+        for (int b = 0; b < P; b++) {
+            double t = 0;
+            for (int k = 0; k < P; k++) t += A[k * P + a] * A[k * P + b];
+            AtA[a * P + b] = t;
         }
-        for (int a = 0; a < P; a++) pi[a] = (y[a] - grad[a] / L) * f->scale[a];
-        project_all(f, pi);
-        double tn = (1 + sqrt(1 + 4 * t * t)) / 2;
-        for (int a = 0; a < P; a++) {
-            double xn = pi[a] / f->scale[a];
-            slope += grad[a] * (xn - x[a]);
-            moved = fmax(moved, fabs(xn - x[a]));
-            y[a] = xn;
-        }
-        if (slope > 0) { /* going uphill: restart the momentum */
-            tn = 1;
-        } else {
-            for (int a = 0; a < P; a++) y[a] += (t - 1) / tn * (y[a] - x[a]);
-        }
-        for (int a = 0; a < P; a++) x[a] = pi[a] / f->scale[a];
-        t = tn;
-        if (moved < PROJECTED_TOL) break;
+    for (int a = 0; a < P; a++) {
+        trH += H[a * P + a];
+        trA += AtA[a * P + a];
     }
-    for (int a = 0; a < P; a++) pi[a] = x[a] * f->scale[a];
+    double rho = trH / trA;
+    bool factor = true;
+    int refactors = 0;
+    *converged = false;
+    for (int step = 1; step <= ADMM_STEPS; step++) {
+        *steps = step;
+        if (factor) {
+            for (size_t k = 0; k < PP; k++) N[k] = H[k] + rho * AtA[k];
+            if (solve_sym(P, N, zero, tmp, K, &cond) != 0) break;
+            factor = false;
+            refactors++;
+        }
+        double b[DYN_MAX_DOF * DYN_PARAMS], d[DYN_MAX_DOF * DYN_PARAMS];
+        for (int a = 0; a < P; a++) d[a] = z[a] - y[a];
+        mat_t_vec(A, d, P, b);
+        for (int a = 0; a < P; a++) b[a] = rhs[a] + rho * b[a];
+        mat_vec(K, b, P, u);
+        mat_vec(A, u, P, Au);
+        memcpy(z_old, z, sizeof z);
+        for (int a = 0; a < P; a++) z[a] = Au[a] + y[a];
+        project_cones(f, cone, z);
+        double r2 = 0;
+        for (int a = 0; a < P; a++) {
+            y[a] += Au[a] - z[a];
+            r2 += (Au[a] - z[a]) * (Au[a] - z[a]);
+            d[a] = z[a] - z_old[a];
+        }
+        mat_t_vec(A, d, P, tmp);
+        double r = sqrt(r2), s = rho * norm(tmp, P);
+        mat_t_vec(A, y, P, tmp);
+        double eps_pri = ADMM_TOL * fmax(norm(Au, P), norm(z, P)) + 1e-12,
+               eps_dual = ADMM_TOL * rho * norm(tmp, P) + 1e-12;
+        if (r <= eps_pri && s <= eps_dual) {
+            *converged = true;
+            break;
+        }
+        if (step % 25 == 0 && refactors < 60) { /* keep the two residuals within 10 x */
+            double k = r > 10 * s ? 2 : s > 10 * r ? 0.5 : 1;
+            if (k != 1) {
+                rho *= k;
+                for (int a = 0; a < P; a++) y[a] /= k;
+                factor = true;
+            }
+        }
+    }
+    for (int j = 0; j < n; j++)
+        ident_cone_to_params(&cone[j], z + j * DYN_PARAMS, pi + j * DYN_PARAMS);
     free(H);
+    return 0;
+}
+
+/* Weighted least squares of the base parameters x (r; N, cov: r x r scratch): ordinary least
+ * squares, then each joint weighted by the inverse of its residual variance (w). rss: each
+ * joint's residual sum of squares at x. 0, or -1 when the regressor is singular. */
+static int weighted_ls(ident_fit *f, double *N, double *cov, double *x, double *w, double *rss,
+                       double *cond)
+{
+    double rhs[DYN_MAX_DOF * DYN_PARAMS];
+    for (int j = 0; j < f->n; j++) w[j] = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        base_normal(f, w, N, rhs);
+        if (solve_sym(f->r, N, rhs, x, cov, cond) != 0) return -1;
+        joint_rss(f, x, rss);
+        for (int j = 0; j < f->n; j++) {
+            double var = f->count[j] > 0 ? rss[j] / (double)f->count[j] : 0;
+            w[j] = 1 / fmax(var, 1e-12);
+        }
+    }
     return 0;
 }
 
@@ -510,25 +602,38 @@ int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len)
         snprintf(why, why_len, "out of memory");
         return -1;
     }
-    double rhs[DYN_MAX_DOF * DYN_PARAMS], x[DYN_MAX_DOF * DYN_PARAMS], w[DYN_MAX_DOF],
-        rss[DYN_MAX_DOF], cond;
-    for (int j = 0; j < n; j++) w[j] = 1;
-    /* ordinary least squares, then each joint weighted by its residual variance */
-    for (int pass = 0; pass < 2; pass++) {
-        base_normal(f, w, N, rhs);
-        if (solve_sym(r, N, rhs, x, cov, &cond) != 0) {
-            snprintf(why, why_len,
-                     "the motion does not show all %d base parameters (singular regressor): "
-                     "excite every joint",
-                     r);
-            free(N);
-            return -1;
+    double x[DYN_MAX_DOF * DYN_PARAMS], w[DYN_MAX_DOF], rss[DYN_MAX_DOF], cond;
+    /* the alignment: the one whose fit is likeliest for independent Gaussian errors with a
+     * variance per joint, the least sum_j count_j log(rss_j); a coarse grid, then a fine one
+     * around its best */
+    double best = 0, best_nll = INFINITY, from = ALIGN_MIN, to = ALIGN_MAX, step = ALIGN_COARSE;
+    for (int grid = 0; grid < 2; grid++) {
+        int tries = (int)lround((to - from) / step);
+        for (int k = 0; k <= tries; k++) {
+            double a = from + k * step, nll = 0;
+            set_alignment(f, a);
+            if (weighted_ls(f, N, cov, x, w, rss, &cond) != 0) break;
+            for (int j = 0; j < n; j++)
+                if (f->count[j]) nll += (double)f->count[j] * log(fmax(rss[j], 1e-300));
+            if (nll < best_nll) {
+                best_nll = nll;
+                best = a;
+            }
         }
-        joint_rss(f, x, rss);
-        for (int j = 0; j < n; j++) {
-            double var = f->count[j] > 0 ? rss[j] / (double)f->count[j] : 0;
-            w[j] = 1 / fmax(var, 1e-12);
-        }
+        from = fmax(best - ALIGN_COARSE, ALIGN_MIN);
+        to = fmin(best + ALIGN_COARSE, ALIGN_MAX);
+        step = ALIGN_FINE;
+    }
+    set_alignment(f, best);
+    out->align = best;
+    out->align_at_end = best <= ALIGN_MIN || best >= ALIGN_MAX;
+    if (weighted_ls(f, N, cov, x, w, rss, &cond) != 0) {
+        snprintf(why, why_len,
+                 "the motion does not show all %d base parameters (singular regressor): "
+                 "excite every joint",
+                 r);
+        free(N);
+        return -1;
     }
     out->cond = cond;
     double wrss = 0;
@@ -548,9 +653,10 @@ int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len)
     out->tau_rms = sqrt(all_tt / (double)rows);
     free(N);
     /* the full parameters: the weighted least squares over all of them, held to the prior
-     * where the data say little, then projected gradient steps onto physically consistent ones */
+     * where the data say little, and physically consistent */
     double pi[DYN_MAX_DOF * DYN_PARAMS];
-    if (full_parameters(f, w, pi, out->pi_free, &out->projected) != 0) {
+    if (full_parameters(f, w, pi, out->pi_free, &out->projected, &out->steps, &out->converged) !=
+        0) {
         snprintf(why, why_len, "out of memory");
         return -1;
     }

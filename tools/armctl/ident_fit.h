@@ -10,15 +10,18 @@
  * tolerance (Gautier's numerical method): columns W2 = W1 beta depend on the independent W1, and
  * theta_b = pi_1 + beta pi_2 are what the torques determine. theta_b is solved by weighted least
  * squares (each joint's equations weighted by the inverse of its own residual variance, from an
- * ordinary least-squares pass), with its standard deviations. The full parameters written to the
- * INI are the ones nearest the configuration's (scaled per kind) that give theta_b, then projected
- * onto physically consistent values (masses > 0, inertia about the COM positive semi-definite with
- * the triangle inequality, armature, viscous and Coulomb terms of the right sign), alternating
- * the two a few times.
+ * ordinary least-squares pass), with its standard deviations. The torque fitted at a sample is
+ * the mean over the two periods its acceleration spans, the new command landing a fraction of a
+ * period after each read: the fraction is fitted (the likeliest of -1 ... 2 periods). The full
+ * parameters written to the INI minimise the same weighted error, held faintly to the
+ * configuration's where the data leave them open, over the physically consistent ones (masses
+ * > 0, each link's pseudo-inertia positive semi-definite: the inertia about the COM too, with the
+ * triangle inequality; armature, viscous and Coulomb terms of the right sign; ident_cone.h).
  */
 #ifndef ARMCTL_IDENT_FIT_H
 #define ARMCTL_IDENT_FIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "dynamics/dynamics.h"
@@ -34,10 +37,14 @@ typedef struct {
     double pi[DYN_MAX_DOF * DYN_PARAMS];      /* full parameters, physically consistent */
     double pi_free[DYN_MAX_DOF * DYN_PARAMS]; /* the same before the physical projection */
     double cond;                              /* of the scaled, weighted base regressor */
-    double sigma[DYN_MAX_DOF];                /* each joint's residual RMS [N m|N] */
-    double fit_rms, tau_rms;                  /* residual and torque RMS over all rows [N m|N] */
+    double align;              /* the torque fitted: ident_aligned at this a [periods] ... */
+    bool align_at_end;         /* ... the end of the range searched */
+    double sigma[DYN_MAX_DOF]; /* each joint's residual RMS [N m|N] */
+    double fit_rms, tau_rms;   /* residual and torque RMS over all rows [N m|N] */
     long rows;
-    int projected; /* links or joints the physical projection changed */
+    int projected;  /* joints whose least-squares parameters were not physically consistent */
+    int steps;      /* ADMM steps that made them consistent (0: none needed) ... */
+    bool converged; /* ... and whether it converged within its limit */
 } ident_result;
 
 /* An empty fit for the arm desc (its configured parameters: the prior the full parameters stay
@@ -46,11 +53,17 @@ typedef struct {
  * model cannot be built. */
 ident_fit *ident_fit_create(const dyn_model_desc *desc, double v_min);
 void ident_fit_free(ident_fit *f);
-/* Adds one sample: q, qd, qdd (filtered, zero phase) and the torque tau [N m|N]: one equation per
- * joint moving at v_min or faster and not flagged in skip[j] (skip may be NULL). Returns 0, or
- * -1 for a non-finite value (nothing added). */
+/* Adds one sample: q, qd, qdd (filtered, zero phase; qdd the central difference over the ticks
+ * before and after) and the torque that acted as q was read, tau, with the ones of the tick
+ * before and after [N m|N] (filtered alike): one equation per joint moving at v_min or faster and
+ * not flagged in skip[j] (skip may be NULL). Returns 0, or -1 for a non-finite value (nothing
+ * added). */
 int ident_fit_add(ident_fit *f, const double *q, const double *qd, const double *qdd,
-                  const double *tau, const unsigned char *skip);
+                  const double *tau_prev, const double *tau, const double *tau_next,
+                  const unsigned char *skip);
+/* The torque fitted at a sample whose torques are tau_prev, tau, tau_next, at alignment a (the
+ * result's align): (a tau_prev + tau + (1 - a) tau_next) / 2. */
+double ident_aligned(double a, double tau_prev, double tau, double tau_next);
 /* Solves (see above): 0, or -1 with why. */
 int ident_fit_solve(ident_fit *f, ident_result *out, char *why, size_t why_len);
 /* The torque the parameters pi predict at a sample [N m|N] (tau_known included). */

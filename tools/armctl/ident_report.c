@@ -65,7 +65,8 @@ int ident_write_ini(const char *path, const armd_config *cfg, const double *pi,
 }
 
 /* The report: the motion and the torque fitted (measured: the servos' tau_meas, else the
- * commanded tau), the base parameters with their standard deviations, the validation table. */
+ * commanded tau), the fit's residual, torque timing and consistency steps, the base parameters
+ * with their standard deviations, the validation table. */
 void ident_write_report(FILE *f, const armd_config *cfg, const ident_result *res,
                         const id_validation *v, const id_validation *v0, double cond,
                         const id_options *o, double seconds, bool measured)
@@ -85,9 +86,16 @@ void ident_write_report(FILE *f, const armd_config *cfg, const ident_result *res
             "(design %.3g), %ld equations\n",
             res->P, res->r, res->cond, cond, res->rows);
     fprintf(f,
-            "fit: residual %.4g of torque RMS %.4g; joints the physical projection changed: "
-            "%d\n",
-            res->fit_rms, res->tau_rms, res->projected);
+            "fit: residual %.4g of torque RMS %.4g; joints the physical consistency changed: "
+            "%d (%d ADMM steps%s)\n",
+            res->fit_rms, res->tau_rms, res->projected, res->steps,
+            res->converged ? ""
+                           : ", stopped at the limit: the INI's parameters are consistent "
+                             "but not quite the best such");
+    fprintf(f,
+            "torque timing: %.2f (the torque of a sample is (a tau_before + tau + (1 - a) "
+            "tau_after) / 2, a fitted%s)\n",
+            res->align, res->align_at_end ? "; at the end of the range searched" : "");
     fprintf(f, "\nbase parameters (each the first named plus combinations of dependent ones):\n");
     for (int k = 0; k < res->r; k++) {
         char name[96];

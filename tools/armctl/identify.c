@@ -259,6 +259,22 @@ static int prepare(id_rec *r, double rate, double cutoff, id_ready *out)
     return 0;
 }
 
+/* Replaces the torque of every sample use marks (its neighbours are in its stretch) by the
+ * torque fitted at alignment a (ident_aligned). */
+static void align_torque(id_rec *r, const id_ready *rd, double a)
+{
+    int n = r->n;
+    for (int j = 0; j < n; j++) {
+        double prev = r->tau[j];
+        for (long i = 1; i + 1 < r->len; i++) {
+            double cur = r->tau[i * n + j];
+            if (rd->use[i])
+                r->tau[i * n + j] = ident_aligned(a, prev, cur, r->tau[(i + 1) * n + j]);
+            prev = cur;
+        }
+    }
+}
+
 static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_ready *rd,
                      id_validation *v)
 {
@@ -485,7 +501,8 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     for (long i = 0; i < rec.len; i += ID_DECIMATE)
         if (rd.use[i])
             ident_fit_add(fit, rec.q + i * a.n, rec.qd + i * a.n, rd.qdd + i * a.n,
-                          rec.tau + i * a.n, rd.near + i * a.n);
+                          rec.tau + (i - 1) * a.n, rec.tau + i * a.n, rec.tau + (i + 1) * a.n,
+                          rd.near + i * a.n);
     if (record_and_prepare(c, &va, 1, "validation", rate, o.cutoff, a.n, csv, &vrec, &vrd))
         goto out;
     if (csv) fclose(csv);
@@ -495,6 +512,7 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
         fprintf(stderr, ID_PREFIX "%s\n", why);
         goto out;
     }
+    align_torque(&vrec, &vrd, res.align);
     id_validation v, v0;
     double pi0[DYN_MAX_DOF * DYN_PARAMS];
     dyn_params_from_desc(&cfg.model, pi0);
