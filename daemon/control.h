@@ -1,13 +1,14 @@
 /*
- * control.h — armd's control thread and its lock-free hand-off with the main (libev) thread.
+ * control.h — armd's controller as the main thread sees it: the only way into the control
+ * side for main.c, the socket API and the procedures. The host (host*.c) builds what the loop
+ * needs, hands it over through daemon/handoff.h and answers the callers; the loop
+ * (daemon/loop/) runs on the control thread (loop_thread.c) or, in lockstep simulation, is
+ * stepped by the main thread itself (ctl_start_stepped, ctl_tick).
  *
- * The control thread owns the driver and the dynamics workspace once ctl_start() returns. The
- * main thread talks to it only through the functions below, which never block on the control
- * thread (commands go through a single-producer mailbox or a seqlock/double buffer; state comes
- * back through seqlocked snapshots and rings). All vectors are in config joint order, SI units.
- *
- * Each tick: read state -> velocity estimate -> sample trajectory -> control law -> limits and
- * safety -> write torques -> publish a sample. No allocation, locks or logging in a tick.
+ * Every function here runs on the main thread and never blocks on the loop: commands go
+ * through a mailbox and are answered later (see "commands" below), state comes back through
+ * the status snapshot and the sample and event rings. All vectors are in config joint order,
+ * SI units.
  */
 #ifndef ARMD_CONTROL_H
 #define ARMD_CONTROL_H
@@ -20,128 +21,46 @@
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
 
-typedef enum {
-    CTL_DISABLED = 0, /* no torque */
-    CTL_HOLDING = 1,  /* holding the desired position */
-    CTL_MOVING = 2,   /* following a trajectory */
-    CTL_FAULT = 3,    /* a fault stopped the arm; needs reset */
-    CTL_ESTOP = 4     /* emergency stop: torque zeroed, disabled; needs reset */
-} ctl_state;
-
-const char *ctl_state_name(ctl_state s); /* "disabled", "holding", ... */
-
-/* An error for a client: code is one word ("invalid_params", "bad_state", "limits", ...),
- * message a sentence naming what and where (e.g. "waypoint 3 joint elbow: ..."). */
-typedef struct {
-    char code[32];
-    char message[256];
-} ctl_error;
-
-/* One timed waypoint. qd / qdd are used only when has_qd / has_qdd. */
-typedef struct {
-    double t; /* seconds from the trajectory's start */
-    double q[CFG_MAX_JOINTS];
-    double qd[CFG_MAX_JOINTS];
-    double qdd[CFG_MAX_JOINTS];
-    bool has_qd, has_qdd;
-} ctl_waypoint;
-
-typedef struct {
-    double p50_us, p99_us, max_us;
-} ctl_timing;
-
-typedef struct {
-    ctl_state state;
-    char fault[160]; /* "" when none, else the reason of the last fault */
-    double time;     /* seconds since the control thread started */
-    int n;
-    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
-    double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS], error[CFG_MAX_JOINTS];
-    cfg_controller controller;
-    /* active trajectory: id 0 = none */
-    uint32_t traj_id;
-    double traj_progress;  /* 0..1 */
-    double traj_remaining; /* seconds */
-    /* loop statistics */
-    ctl_timing lateness, read, compute, write;
-    uint64_t ticks, overruns, failed_reads, failed_writes, saturations;
-    uint64_t late_ticks; /* ticks that woke one or more whole periods late (overrun episodes) */
-    uint64_t read_gaps;  /* stretches of ticks without a fresh state */
-    double longest_read_gap_ms; /* the longest, good read to good read [ms] */
-    /* collision detection: the observer's external torque estimate [N m|N] (0 while it does
-     * not run) and the collisions detected since start */
-    double external_torque[CFG_MAX_JOINTS];
-    uint64_t collisions;
-    double rate_hz;
-} ctl_status;
-
-/* A published per-tick sample (telemetry ring). */
-typedef struct {
-    uint64_t tick;
-    double time;       /* control time of the tick [s] (its deadline) */
-    double state_time; /* control time the state q, qd was read [s] (the reply complete) */
-    bool fresh;        /* this tick read a new state (else q, qd are the last one's) */
-    ctl_state state;
-    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
-    /* the joint torque the servos reported with q (motor current x torque_per_amp): what acted
-     * on the arm as the state was read, at the device's current resolution [N m|N] */
-    double tau_meas[CFG_MAX_JOINTS];
-    double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
-    double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
-} ctl_sample;
-
-typedef enum {
-    CTL_EV_STATE = 0,           /* state changed: state */
-    CTL_EV_FAULT = 1,           /* fault: text = reason */
-    CTL_EV_TRAJECTORY_DONE = 2, /* traj_id finished: text = "done" | "aborted: why" | "cancelled"
-                                   | "replaced" */
-    CTL_EV_COLLISION = 3        /* collision detected: joint, ext[] (the external torque
-                                   estimate), text = the reaction taken */
-} ctl_event_type;
-
-typedef struct {
-    uint64_t seq;
-    double time;
-    ctl_event_type type;
-    ctl_state state;
-    uint32_t traj_id;
-    char text[160];
-    int joint;                  /* CTL_EV_COLLISION: the joint that crossed its threshold */
-    double ext[CFG_MAX_JOINTS]; /* CTL_EV_COLLISION: external torque estimate [N m|N] */
-} ctl_event;
+#include "daemon/ctl_types.h"
 
 typedef struct ctl ctl;
 
-/* Creates the controller for cfg (copied), model (owned afterwards by ctl, used only by the
- * control thread after start) and an opened, probed driver (owned afterwards). */
+/* Creates the controller for cfg (copied), model (owned afterwards) and an opened, probed driver
+ * (owned afterwards): everything the loop will use is allocated here. The arm is disabled. */
 ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error *err);
-/* Lets the laws use gen (the arm's generated dynamics, dyngen.h; NULL: none) whenever it fits
- * the model as it is (dyn_funcs_for), the general core otherwise; call before ctl_start. gen
+/* Lets the loop use gen (the arm's generated dynamics, dyngen.h; NULL: none) whenever it fits
+ * the model as it is (dyn_funcs_for), the general core otherwise; call before the start. gen
  * must outlive the ctl. Returns the functions' origin ("general core" or "generated ...") as
  * used now. */
 const char *ctl_use_generated(ctl *c, const dyn_gen_module *gen);
-/* Reads the initial state, then starts the control thread (SCHED_FIFO, mlockall, CPU pin as
- * configured; one warning each when refused). The arm is disabled. */
+/* Starts the control thread (SCHED_FIFO, mlockall, CPU pin as configured; one warning each when
+ * refused) and waits for its first tick (at most 1 s). */
 int ctl_start(ctl *c, ctl_error *err);
-/* Safe shutdown: stops any trajectory, zeroes torques, disables the servos, joins the thread.
- * Idempotent. */
+/* Starts the loop without a thread (lockstep simulation): the caller runs each tick with
+ * ctl_tick, on its clock, whose control time 0 is t0_ns; a caller that waits for an answer (no
+ * reply_to) has the loop stepped by step(ctx) meanwhile. */
+int ctl_start_stepped(ctl *c, int64_t t0_ns, void (*step)(void *ctx), void *ctx, ctl_error *err);
+/* One tick of a stepped loop: its deadline (the caller's clock) [ns], how late it runs after
+ * the original deadline [ns] and whole periods skipped before it. */
+void ctl_tick(ctl *c, int64_t deadline_ns, int64_t late_ns, uint64_t skipped);
+/* Safe shutdown: trajectories end, zero torque, servos disabled, the thread joined (cancelled
+ * after 2 s, then the torque off from here). Idempotent. */
 void ctl_stop(ctl *c);
 void ctl_free(ctl *c);
 /* True while ticks advance (for the systemd watchdog): the tick counter moved since the last
  * call. */
 bool ctl_alive(ctl *c);
 
-/* Stall detection (main thread, call it periodically, e.g. from a 50 ms timer): true when no
- * tick has completed for more than max_seconds; it then also asks the control thread to fault
- * ("control thread stalled: ...") as soon as it runs again. The control thread itself faults
- * when one of its ticks wakes up more than CTL_STALL_SECONDS late while the arm is enabled.
- * (A thread stuck for good cannot write torque; the device watchdog must cover that.) */
-#define CTL_STALL_SECONDS 0.2
+/* Stall detection (call it periodically, e.g. from a 50 ms timer; a control thread only):
+ * true when no tick has completed for more than max_seconds; it then also asks the loop to
+ * fault ("control thread stalled: ...") as soon as it runs again. The loop itself faults when
+ * one of its ticks wakes up more than CTL_STALL_SECONDS late while the arm is enabled. (A
+ * thread stuck for good cannot write torque; the device watchdog must cover that.) */
 bool ctl_stalled(ctl *c, double max_seconds);
 
 /* ------------------------------------------------------------------------------ commands
- * Main thread. Each command is checked here, handed to the control thread through the mailbox
- * and applied between two ticks; the control thread's acknowledgement is the answer. Where
+ * Each command is checked here, handed to the loop through the mailbox and applied at the
+ * start of a tick; the loop's reply is the answer. Where
  * the answer goes is the caller's choice, through `to`:
  *  - to == NULL: the call waits for it (sleeping, at most CTL_ACK_TIMEOUT_S) and returns it:
  *    0, or -1 with *err filled (tests, tools);
@@ -149,6 +68,8 @@ bool ctl_stalled(ctl *c, double max_seconds);
  *    before it is sent (to->fn is then never called), else 0, and to->fn(to->ctx, rc, err,
  *    result) is called exactly once later from ctl_poll() — usually within a tick or two; with
  *    a "timeout" error after CTL_ACK_TIMEOUT_S. The main loop serves everything meanwhile.
+ * Settings changes (gains, payload, reload) go to the loop one at a time, each built on what
+ * the loop runs when its turn comes; the later ones wait for it (never "busy, send again").
  * At most CTL_MAX_PENDING answers can be outstanding ("busy" beyond). */
 #define CTL_ACK_TIMEOUT_S 1.0
 #define CTL_MAX_PENDING   64
@@ -168,11 +89,13 @@ typedef struct {
 /* Delivers the answers that arrived (and the timeouts) to their to->fn. Call it when
  * ctl_notify_fd() is readable and at least every few ms. */
 void ctl_poll(ctl *c);
-/* A descriptor (eventfd) that becomes readable when the control thread has answered
- * something: watch it in the main loop and call ctl_poll(). */
+/* A descriptor (eventfd) that becomes readable when the loop has answered something: watch it
+ * in the main loop and call ctl_poll(). */
 int ctl_notify_fd(ctl *c);
 
-/* disabled -> holding (present position, no jump); a joint enabled past a soft limit (within
+/* disabled -> holding (present position, no jump). The loop waits for a fresh state within the
+ * limits (as long as an enabled arm would ride out failed reads: [safety] max_failed_reads and
+ * max_read_gap_ms), then for the servos; a joint enabled past a soft limit (within
  * following_error) is then moved back inside the limits, at the limits' pace */
 int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err);
 int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err); /* -> disabled (torque off) */
@@ -186,7 +109,7 @@ int ctl_reset(ctl *c, const ctl_reply_to *to, ctl_error *err); /* fault|estop ->
 int ctl_cancel(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
 /* ctl_estop from a signal handler (SIGUSR1): async-signal-safe, no wait, no reply; only raises
- * the flag the control thread checks at the start of its next tick (after ctl_start). */
+ * the flag the loop checks at the start of its next tick. */
 void ctl_estop_async(ctl *c);
 
 /* Validates and queues a trajectory (append = after the current one, else replace now). The
@@ -209,8 +132,8 @@ void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
 /* Switch control law; allowed while disabled or holding. */
 int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err);
 
-/* Replaces the tool payload between two ticks (dyn_set_payload in the control thread).
- * Allowed in any state; mass within [0, CTL_PAYLOAD_MASS_MAX] kg, com within
+/* Replaces the tool payload between two ticks: a new model with it is built here and handed to
+ * the loop. Allowed in any state; mass within [0, CTL_PAYLOAD_MASS_MAX] kg, com within
  * CTL_PAYLOAD_COM_MAX m of the tool frame, |inertia| <= CTL_PAYLOAD_INERTIA_MAX (the config
  * loader's bounds), all finite. */
 #define CTL_PAYLOAD_MASS_MAX    10000.0
@@ -220,8 +143,9 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, 
 /* The payload in use: the config's until ctl_payload_set replaces it (a reload keeps it). */
 void ctl_payload_get(ctl *c, dyn_payload *out);
 
-/* Applies a new, already validated configuration between two ticks if only live keys changed;
- * otherwise refuses (err names the keys needing a restart) and keeps the running one. The
+/* Applies a new, already validated configuration between two ticks if only live keys changed
+ * (new settings, and a new model when the dynamics keys changed, built here and handed to the
+ * loop); otherwise refuses (err names the keys needing a restart) and keeps the running one. The
  * result's `changed` lists the keys that changed ("" if none; also copied to changed when
  * waiting). */
 int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t changed_len,
@@ -231,8 +155,9 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
  * two ticks; the counters (ticks, overruns, ...) keep counting. */
 int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err);
 
-/* The CLOCK_MONOTONIC time [s] of control time t [s] (the `time` of status, samples and events,
- * 0 at the control thread's first tick deadline), to join armd's records with other clocks. */
+/* The loop's clock [s] at control time t [s] (the `time` of status, samples and events, 0 a
+ * period before the first tick's deadline): CLOCK_MONOTONIC with a control thread, the
+ * simulated clock in lockstep; to join armd's records with other clocks. */
 double ctl_mono_of(ctl *c, double t);
 
 /* Snapshot of everything `status` reports. */
@@ -242,7 +167,7 @@ const armd_config *ctl_config(ctl *c);
 
 /* Telemetry: copies up to max samples newer than *cursor (oldest first) and advances *cursor.
  * Start with *cursor = 0 to get only samples published from now on. A slow reader skips
- * samples (the ring overwrites); it never delays the control thread. Returns the count. */
+ * samples (the ring overwrites); it never delays the loop. Returns the count. */
 int ctl_samples_read(ctl *c, uint64_t *cursor, ctl_sample *out, int max);
 /* Events (state changes, faults, trajectory ends), same cursor semantics. */
 int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max);

@@ -1,207 +1,249 @@
 /*
- * handoff.c — SPSC mailbox, seqlock and overwrite ring on C11 atomics (see handoff.h).
- * The seqlock follows Boehm, "Can seqlocks get along with programming language memory
- * models?" (2012): relaxed data accesses bracketed by a release fence on the writer side and an
- * acquire fence on the reader side.
+ * handoff.c — the state the host and the loop's thread share (see handoff.h), on the lock-free
+ * mailbox, seqlock and rings of lockfree.h.
  */
 #include "daemon/handoff.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
 
-/* Rounds n up to a power of two (n >= 1). */
-static size_t pow2_at_least(size_t n)
-{
-    size_t p = 1;
-    while (p < n) p <<= 1;
-    return p;
-}
+#include "daemon/lockfree.h"
+#include "daemon/ticktime.h"
 
-/* Copies size bytes of src into relaxed atomic words. */
-static void words_store(_Atomic uint64_t *w, const void *src, size_t size)
+#define N_COMMANDS 64 /* command mailbox: the host's outstanding answers fit */
+#define N_REPLIES  256
+#define N_BACKLOG  LOOP_MAX_REPLIES /* replies waiting for room in the mailbox (loop's side) */
+
+_Static_assert(N_COMMANDS <= LOOP_MAX_CMDS, "a tick takes every command queued");
+
+struct handoff {
+    lf_mailbox commands, replies;
+    int notify_fd;
+    _Atomic int estop, stall, stop, go, exited;
+    char stall_reason[160]; /* written before stall is raised, read after it is taken */
+    lf_seqlock status;
+    lf_ring samples, events;
+    tt_hist timing[4];
+    _Atomic uint64_t ticks;
+    _Atomic int64_t t0_ns;
+    /* the loop's side only: replies that found the mailbox full */
+    loop_reply backlog[N_BACKLOG];
+    int n_backlog;
+};
+
+handoff *handoff_create(void)
 {
-    const unsigned char *s = src;
-    size_t n = size / 8;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v;
-        memcpy(&v, s + 8 * i, 8);
-        atomic_store_explicit(&w[i], v, memory_order_relaxed);
+    handoff *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    bool ok = h->notify_fd >= 0;
+    ok = ok && lf_mailbox_init(&h->commands, sizeof(loop_cmd), N_COMMANDS) == 0;
+    ok = ok && lf_mailbox_init(&h->replies, sizeof(loop_reply), N_REPLIES) == 0;
+    ok = ok && lf_seqlock_init(&h->status, sizeof(ctl_pub)) == 0;
+    ok = ok && lf_ring_init(&h->samples, sizeof(ctl_sample), HANDOFF_SAMPLES) == 0;
+    ok = ok && lf_ring_init(&h->events, sizeof(ctl_event), HANDOFF_EVENTS) == 0;
+    for (int i = 0; i < 4; i++) tt_reset(&h->timing[i]);
+    if (!ok) {
+        handoff_free(h);
+        return NULL;
     }
-    if (size % 8) {
-        uint64_t v = 0;
-        memcpy(&v, s + 8 * n, size % 8);
-        atomic_store_explicit(&w[n], v, memory_order_relaxed);
+    return h;
+}
+
+void handoff_free(handoff *h)
+{
+    if (!h) return;
+    lf_mailbox_free(&h->commands);
+    lf_mailbox_free(&h->replies);
+    lf_seqlock_free(&h->status);
+    lf_ring_free(&h->samples);
+    lf_ring_free(&h->events);
+    if (h->notify_fd >= 0) close(h->notify_fd);
+    free(h);
+}
+
+/* ------------------------------------------------------------------------------ host side */
+
+bool handoff_send(handoff *h, const loop_cmd *c)
+{
+    return lf_mailbox_push(&h->commands, c);
+}
+
+int handoff_replies(handoff *h, loop_reply *out, int max)
+{
+    uint64_t count;
+    ssize_t r = read(h->notify_fd, &count, sizeof count); /* re-arms the eventfd */
+    (void)r;
+    int k = 0;
+    while (k < max && lf_mailbox_pop(&h->replies, &out[k])) k++;
+    return k;
+}
+
+int handoff_notify_fd(const handoff *h)
+{
+    return h->notify_fd;
+}
+
+void handoff_raise_estop(handoff *h)
+{
+    atomic_store_explicit(&h->estop, 1, memory_order_release);
+}
+
+void handoff_raise_stall(handoff *h, const char *reason)
+{
+    if (atomic_load_explicit(&h->stall, memory_order_acquire)) return;
+    snprintf(h->stall_reason, sizeof h->stall_reason, "%s", reason);
+    atomic_store_explicit(&h->stall, 1, memory_order_release);
+}
+
+void handoff_raise_stop(handoff *h)
+{
+    atomic_store_explicit(&h->stop, 1, memory_order_release);
+}
+
+void handoff_go(handoff *h)
+{
+    atomic_store_explicit(&h->go, 1, memory_order_release);
+}
+
+bool handoff_status(handoff *h, ctl_pub *out)
+{
+    if (lf_seqlock_read(&h->status, out)) return true;
+    memset(out, 0, sizeof *out);
+    return false;
+}
+
+int handoff_samples(handoff *h, uint64_t *cursor, ctl_sample *out, int max)
+{
+    return lf_ring_read(&h->samples, cursor, out, max, NULL);
+}
+
+int handoff_events(handoff *h, uint64_t *cursor, ctl_event *out, int max)
+{
+    return lf_ring_read(&h->events, cursor, out, max, NULL);
+}
+
+void handoff_timing(handoff *h, handoff_timer which, ctl_timing *out)
+{
+    tt_hist *t = &h->timing[which];
+    out->p50_us = tt_quantile_us(t, 0.5);
+    out->p99_us = tt_quantile_us(t, 0.99);
+    out->max_us = tt_max_us(t);
+}
+
+uint64_t handoff_ticks(handoff *h)
+{
+    return atomic_load_explicit(&h->ticks, memory_order_acquire);
+}
+
+int64_t handoff_t0(handoff *h)
+{
+    return atomic_load_explicit(&h->t0_ns, memory_order_acquire);
+}
+
+bool handoff_exited(handoff *h)
+{
+    return atomic_load_explicit(&h->exited, memory_order_acquire);
+}
+
+/* ------------------------------------------------------------------------------ loop side */
+
+bool handoff_wait_go(handoff *h)
+{
+    while (!atomic_load_explicit(&h->go, memory_order_acquire)) {
+        if (handoff_stop_requested(h)) return false;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
     }
-}
-
-/* Copies relaxed atomic words out into size bytes of dst. */
-static void words_load(_Atomic uint64_t *w, void *dst, size_t size)
-{
-    unsigned char *d = dst;
-    size_t n = size / 8;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = atomic_load_explicit(&w[i], memory_order_relaxed);
-        memcpy(d + 8 * i, &v, 8);
-    }
-    if (size % 8) {
-        uint64_t v = atomic_load_explicit(&w[n], memory_order_relaxed);
-        memcpy(d + 8 * n, &v, size % 8);
-    }
-}
-
-/* ------------------------------------------------------------------------ mailbox */
-
-/* Allocates room for cap (rounded up to a power of two) messages of elem_size bytes. */
-int hf_mailbox_init(hf_mailbox *m, size_t elem_size, size_t cap)
-{
-    m->elem_size = elem_size;
-    m->cap = pow2_at_least(cap ? cap : 1);
-    m->buf = calloc(m->cap, elem_size);
-    atomic_init(&m->head, 0);
-    atomic_init(&m->tail, 0);
-    return m->buf ? 0 : -1;
-}
-
-void hf_mailbox_free(hf_mailbox *m)
-{
-    free(m->buf);
-    m->buf = NULL;
-}
-
-/* Producer side: the slot is written before head is published (release). */
-bool hf_mailbox_push(hf_mailbox *m, const void *msg)
-{
-    uint64_t h = atomic_load_explicit(&m->head, memory_order_relaxed);
-    uint64_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
-    if (h - t >= m->cap) return false;
-    memcpy(m->buf + (h & (m->cap - 1)) * m->elem_size, msg, m->elem_size);
-    atomic_store_explicit(&m->head, h + 1, memory_order_release);
     return true;
 }
 
-/* Consumer side: the slot is read before tail is released back to the producer. */
-bool hf_mailbox_pop(hf_mailbox *m, void *msg)
+bool handoff_stop_requested(handoff *h)
 {
-    uint64_t t = atomic_load_explicit(&m->tail, memory_order_relaxed);
-    uint64_t h = atomic_load_explicit(&m->head, memory_order_acquire);
-    if (t == h) return false;
-    memcpy(msg, m->buf + (t & (m->cap - 1)) * m->elem_size, m->elem_size);
-    atomic_store_explicit(&m->tail, t + 1, memory_order_release);
-    return true;
+    return atomic_load_explicit(&h->stop, memory_order_acquire);
 }
 
-/* ------------------------------------------------------------------------ seqlock */
-
-int hf_seqlock_init(hf_seqlock *s, size_t size)
+void handoff_take(handoff *h, loop_in *in)
 {
-    s->size = size;
-    s->n_words = (size + 7) / 8;
-    s->words = calloc(s->n_words ? s->n_words : 1, sizeof *s->words);
-    atomic_init(&s->seq, 0);
-    return s->words ? 0 : -1;
+    in->estop = atomic_exchange_explicit(&h->estop, 0, memory_order_acquire);
+    in->stall = atomic_load_explicit(&h->stall, memory_order_acquire);
+    if (in->stall) {
+        snprintf(in->stall_reason, sizeof in->stall_reason, "%s", h->stall_reason);
+        atomic_store_explicit(&h->stall, 0, memory_order_release);
+    }
+    in->n_cmds = 0;
+    while (in->n_cmds < LOOP_MAX_CMDS && lf_mailbox_pop(&h->commands, &in->cmds[in->n_cmds]))
+        in->n_cmds++;
 }
 
-void hf_seqlock_free(hf_seqlock *s)
+/* Pushes the backlog, then the tick's replies (what does not fit joins the backlog); wakes
+ * the host when something went out: a non-blocking eventfd write (EAGAIN only while it is
+ * readable already). */
+static void send_replies(handoff *h, const loop_out *out)
 {
-    free(s->words);
-    s->words = NULL;
-}
-
-/* Writer: seq odd, release fence, data, seq even (release). */
-void hf_seqlock_write(hf_seqlock *s, const void *value)
-{
-    uint64_t q = atomic_load_explicit(&s->seq, memory_order_relaxed);
-    atomic_store_explicit(&s->seq, q + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    words_store(s->words, value, s->size);
-    atomic_store_explicit(&s->seq, q + 2, memory_order_release);
-}
-
-/* Reader: retry until the same even seq was seen before and after the copy. */
-bool hf_seqlock_read(hf_seqlock *s, void *out)
-{
-    for (;;) {
-        uint64_t q1 = atomic_load_explicit(&s->seq, memory_order_acquire);
-        if (q1 == 0) return false;
-        if (q1 & 1) continue;
-        words_load(s->words, out, s->size);
-        atomic_thread_fence(memory_order_acquire);
-        uint64_t q2 = atomic_load_explicit(&s->seq, memory_order_relaxed);
-        if (q1 == q2) return true;
+    int sent = 0, k = 0;
+    while (k < h->n_backlog && lf_mailbox_push(&h->replies, &h->backlog[k])) k++;
+    sent += k;
+    memmove(h->backlog, h->backlog + k, sizeof h->backlog[0] * (size_t)(h->n_backlog - k));
+    h->n_backlog -= k;
+    for (int i = 0; i < out->n_replies; i++) {
+        if (h->n_backlog == 0 && lf_mailbox_push(&h->replies, &out->replies[i]))
+            sent++;
+        else if (h->n_backlog < N_BACKLOG)
+            h->backlog[h->n_backlog++] = out->replies[i];
+    }
+    if (sent) {
+        uint64_t one = 1;
+        ssize_t w = write(h->notify_fd, &one, sizeof one);
+        (void)w;
     }
 }
 
-/* --------------------------------------------------------------------------- ring */
-
-int hf_ring_init(hf_ring *r, size_t elem_size, size_t cap)
+/* Status, events and replies; the events numbered as the ring counts them. */
+static void publish_common(handoff *h, const loop_out *out)
 {
-    r->elem_size = elem_size;
-    r->n_words = (elem_size + 7) / 8;
-    r->cap = pow2_at_least(cap ? cap : 1);
-    atomic_init(&r->head, 0);
-    r->stamps = calloc(r->cap, sizeof *r->stamps);
-    r->words = calloc(r->cap * r->n_words, sizeof *r->words);
-    return r->stamps && r->words ? 0 : -1;
-}
-
-void hf_ring_free(hf_ring *r)
-{
-    free(r->stamps);
-    free(r->words);
-    r->stamps = NULL;
-    r->words = NULL;
-}
-
-uint64_t hf_ring_head(hf_ring *r)
-{
-    return atomic_load_explicit(&r->head, memory_order_acquire);
-}
-
-/* Writer: the slot's stamp is cleared (a per-slot seqlock), the data written, then the stamp
- * and head carry the new seq with release order. */
-uint64_t hf_ring_push(hf_ring *r, const void *rec)
-{
-    uint64_t seq = atomic_load_explicit(&r->head, memory_order_relaxed) + 1;
-    size_t slot = (size_t)(seq & (r->cap - 1));
-    atomic_store_explicit(&r->stamps[slot], 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    words_store(r->words + slot * r->n_words, rec, r->elem_size);
-    atomic_store_explicit(&r->stamps[slot], seq, memory_order_release);
-    atomic_store_explicit(&r->head, seq, memory_order_release);
-    return seq;
-}
-
-/* Reader: walks seqs cursor..head; a slot whose stamp is not the expected seq before and after
- * the copy was overwritten (the reader fell behind) and is skipped. */
-int hf_ring_read(hf_ring *r, uint64_t *cursor, void *out, int max, uint64_t *skipped)
-{
-    uint64_t head = hf_ring_head(r);
-    uint64_t lost = 0;
-    int n = 0;
-    if (*cursor == 0) *cursor = head + 1;
-    uint64_t next = *cursor;
-    if (head + 1 > next && head + 1 - next > r->cap) { /* fell behind by more than the ring */
-        lost += head + 1 - r->cap - next;
-        next = head + 1 - r->cap;
+    lf_seqlock_write(&h->status, &out->pub);
+    for (int i = 0; i < out->n_events; i++) {
+        ctl_event e = out->events[i];
+        e.seq = lf_ring_head(&h->events) + 1;
+        lf_ring_push(&h->events, &e);
     }
-    unsigned char *o = out;
-    while (next <= head && n < max) {
-        size_t slot = (size_t)(next & (r->cap - 1));
-        uint64_t s1 = atomic_load_explicit(&r->stamps[slot], memory_order_acquire);
-        if (s1 == next) {
-            words_load(r->words + slot * r->n_words, o + (size_t)n * r->elem_size, r->elem_size);
-            atomic_thread_fence(memory_order_acquire);
-            uint64_t s2 = atomic_load_explicit(&r->stamps[slot], memory_order_relaxed);
-            if (s2 == next) {
-                n++;
-                next++;
-                continue;
-            }
-        }
-        lost++; /* overwritten while we were behind */
-        next++;
-    }
-    *cursor = next;
-    if (skipped) *skipped = lost;
-    return n;
+    send_replies(h, out);
+}
+
+void handoff_publish(handoff *h, const loop_out *out)
+{
+    lf_ring_push(&h->samples, &out->sample);
+    publish_common(h, out);
+    atomic_fetch_add_explicit(&h->ticks, 1, memory_order_release);
+}
+
+void handoff_publish_last(handoff *h, const loop_out *out)
+{
+    publish_common(h, out);
+}
+
+void handoff_time(handoff *h, handoff_timer which, int64_t ns)
+{
+    tt_add(&h->timing[which], ns);
+}
+
+void handoff_reset_timing(handoff *h)
+{
+    for (int i = 0; i < 4; i++) tt_reset(&h->timing[i]);
+}
+
+void handoff_set_t0(handoff *h, int64_t t0_ns)
+{
+    atomic_store_explicit(&h->t0_ns, t0_ns, memory_order_release);
+}
+
+void handoff_set_exited(handoff *h)
+{
+    atomic_store_explicit(&h->exited, 1, memory_order_release);
 }

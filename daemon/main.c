@@ -23,6 +23,7 @@
 #include "daemon/dyngen.h"
 #include "daemon/fatal.h"
 #include "daemon/log.h"
+#include "daemon/reload.h"
 #include "daemon/torqueoff.h"
 #include "drivers/drivers.h"
 #include "dynamics/dynamics.h"
@@ -128,74 +129,8 @@ typedef struct {
     int health_ticks;
     double health_period;
     char last_status[256];
-    ctl_reply_to reload_to; /* where the reload in flight answers (one at a time) */
+    reloader rl; /* SIGHUP's and the socket's reload */
 } armd;
-
-/* A reload's answer from the control thread: logged, then passed on. */
-static void reload_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
-{
-    armd *a = ctx;
-    if (rc == 0)
-        log_notice("reload: %s", res->changed[0] ? res->changed : "nothing changed");
-    else
-        log_err("reload refused: %s", err->message);
-    if (a->reload_to.fn) a->reload_to.fn(a->reload_to.ctx, rc, err, res);
-}
-
-/* Logs every report line at its priority, then the one-line summary. */
-static void log_report(const cfg_report *rep, const char *path)
-{
-    for (int i = 0; i < rep->n_lines; i++)
-        log_msg(strstr(rep->lines[i], ": warning: ") ? LOG_PRIO_WARNING : LOG_PRIO_ERR, "%s",
-                rep->lines[i]);
-    log_msg(rep->n_errors ? LOG_PRIO_ERR : LOG_PRIO_INFO, "%d errors, %d warnings in %s",
-            rep->n_errors, rep->n_warnings, path);
-}
-
-/* Command-line overrides that must survive a reload (else they would look like changes). */
-static void apply_overrides(const armd *a, armd_config *cfg)
-{
-    if (a->port_override)
-        snprintf(cfg->driver.port, sizeof cfg->driver.port, "%s", a->port_override);
-    if (a->socket_override)
-        snprintf(cfg->socket.path, sizeof cfg->socket.path, "%s", a->socket_override);
-    if (!cfg->socket.path[0]) snprintf(cfg->socket.path, sizeof cfg->socket.path, DEFAULT_SOCKET);
-}
-
-/* Reload (SIGHUP and the socket's "reload"): parse and validate the file off the real-time
- * path, then hand the live keys to the control thread, which switches them between two ticks;
- * the answer goes to `to` (and to the log). -1 with err when refused at once. */
-static int do_reload(void *ctx, const ctl_reply_to *to, ctl_error *err)
-{
-    armd *a = ctx;
-    armd_config *cand = calloc(1, sizeof *cand);
-    if (!cand) {
-        snprintf(err->code, sizeof err->code, "internal");
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return -1;
-    }
-    cfg_report rep;
-    cfg_report_init(&rep);
-    int errors = cfg_load(a->config_path, cand, &rep);
-    if (rep.n_lines || errors) log_report(&rep, a->config_path);
-    int rc = -1;
-    if (errors) {
-        snprintf(err->code, sizeof err->code, "invalid_config");
-        snprintf(err->message, sizeof err->message,
-                 "%d errors in %s (first: %.150s); kept the "
-                 "running configuration",
-                 errors, a->config_path, rep.n_lines ? rep.lines[0] : "?");
-    } else {
-        apply_overrides(a, cand);
-        a->reload_to = *to;
-        ctl_reply_to mine = {reload_done, a};
-        rc = ctl_reload(a->c, cand, NULL, 0, &mine, err);
-    }
-    if (rc) log_err("reload refused: %s", err->message);
-    cfg_report_free(&rep);
-    free(cand);
-    return rc;
-}
 
 /* Logs control-thread events (state changes, faults, trajectory ends) from the main thread. */
 static void log_events(armd *a)
@@ -301,7 +236,7 @@ static void reload_cb(struct ev_loop *loop, ev_signal *w, int revents)
     sd_notify(0, "RELOADING=1");
     ctl_error err;
     ctl_reply_to to = {sighup_reloaded, a};
-    if (do_reload(a, &to, &err)) sd_notify(0, "READY=1");
+    if (reload_request(&a->rl, &to, &err)) sd_notify(0, "READY=1");
 }
 
 static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
@@ -389,13 +324,14 @@ static int start_arm(armd *a)
     cfg_report rep;
     cfg_report_init(&rep);
     int errors = cfg_load(a->config_path, a->cfg, &rep);
-    if (rep.n_lines || errors) log_report(&rep, a->config_path);
+    if (rep.n_lines || errors) reload_log_report(&rep, a->config_path);
     cfg_report_free(&rep);
     if (errors) {
         log_err("invalid configuration %s; not starting", a->config_path);
         return 2;
     }
-    apply_overrides(a, a->cfg);
+    a->rl = (reloader){a->config_path, a->socket_override, a->port_override, DEFAULT_SOCKET, NULL};
+    reload_apply_overrides(&a->rl, a->cfg);
     if (api_socket_in_use(a->cfg->socket.path)) {
         log_err("another armd is already serving %s; not touching %s", a->cfg->socket.path,
                 a->cfg->driver.port);
@@ -446,6 +382,7 @@ static int start_arm(armd *a)
         return 1;
     }
     fatal_arm(d, a->c); /* and SIGUSR1 stops the arm */
+    a->rl.c = a->c;
     return 0;
 }
 
@@ -493,8 +430,8 @@ int main(int argc, char **argv)
                      .stall_timeout = cfg->socket.stall_timeout,
                      .idle_timeout = cfg->socket.idle_timeout,
                      .version = ARMD_VERSION,
-                     .reload = do_reload,
-                     .reload_ctx = &a};
+                     .reload = reload_request,
+                     .reload_ctx = &a.rl};
     char err[256] = "";
     a.api = api_open(a.loop, a.c, &o, err, sizeof err);
     if (!a.api) {

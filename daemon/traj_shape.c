@@ -1,6 +1,6 @@
 /*
  * traj_shape.c — convolving a built plan with an input shaper's impulse train (see
- * traj_shape in trajectory.h, impulses in shaper.h). Main thread only (allocates scratch).
+ * traj_shape.h, impulses in shaper.h). Main thread only (allocates scratch).
  *
  * A plan is piecewise polynomial (degree <= 5); a sum of time-shifted copies of it,
  * q_s(t) = sum_i A_i q(t - t_i), is too, with breakpoints at every original breakpoint plus
@@ -13,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/trajectory.h"
-
-#define NCOEF 6
+#include "daemon/traj_shape.h"
 
 /* qsort's order of two doubles (ascending). */
 static int cmp_double(const void *a, const void *b)
@@ -26,13 +24,13 @@ static int cmp_double(const void *a, const void *b)
 
 /* Adds w * c(x + d) to out as a polynomial in x (the Taylor shift of c by d:
  * out_j += w sum_{k >= j} C(k, j) c_k d^{k - j}). */
-static void add_shifted(double out[NCOEF], const double c[NCOEF], double d, double w)
+static void add_shifted(double out[TRAJ_NCOEF], const double c[TRAJ_NCOEF], double d, double w)
 {
-    static const double binom[NCOEF][NCOEF] = {{1},          {1, 1},          {1, 2, 1},
-                                               {1, 3, 3, 1}, {1, 4, 6, 4, 1}, {1, 5, 10, 10, 5, 1}};
-    for (int j = 0; j < NCOEF; j++) {
+    static const double binom[TRAJ_NCOEF][TRAJ_NCOEF] = {
+        {1}, {1, 1}, {1, 2, 1}, {1, 3, 3, 1}, {1, 4, 6, 4, 1}, {1, 5, 10, 10, 5, 1}};
+    for (int j = 0; j < TRAJ_NCOEF; j++) {
         double s = 0, dp = 1;
-        for (int k = j; k < NCOEF; k++, dp *= d) s += binom[k][j] * c[k] * dp;
+        for (int k = j; k < TRAJ_NCOEF; k++, dp *= d) s += binom[k][j] * c[k] * dp;
         out[j] += w * s;
     }
 }
@@ -108,9 +106,9 @@ static int solve3(double A[3][3], double b[3], double x[3])
  * three linear equations (time scaled by t_n). Falls back to the quadratic extension
  * q0 + qd0 t + qdd0 t^2 / 2 if they are singular. */
 static void pre_start(const shaper *sh, double q0, double qd0, double qdd0, double a0,
-                      double pre[NCOEF])
+                      double pre[TRAJ_NCOEF])
 {
-    memset(pre, 0, NCOEF * sizeof *pre);
+    memset(pre, 0, TRAJ_NCOEF * sizeof *pre);
     pre[0] = q0;
     pre[1] = qd0;
     pre[2] = 0.5 * qdd0;
@@ -145,7 +143,7 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
     if (sh->n <= 1 || p->n_seg <= 0) return 0;
     int m = p->n_seg, n = p->n;
     double T = p->duration, tn = shaper_duration(sh);
-    size_t nbp = (size_t)(m + 1) * (size_t)sh->n + 1, nc = (size_t)m * (size_t)n * NCOEF;
+    size_t nbp = (size_t)(m + 1) * (size_t)sh->n + 1, nc = (size_t)m * (size_t)n * TRAJ_NCOEF;
     double *bp = malloc(nbp * sizeof *bp), *t0 = malloc((size_t)m * sizeof *t0);
     double *c = malloc(nc * sizeof *c);
     traj_state end;
@@ -172,26 +170,26 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
         free(bp), free(t0), free(c);
         return -1;
     }
-    double pre[CFG_MAX_JOINTS * NCOEF];
+    double pre[CFG_MAX_JOINTS * TRAJ_NCOEF];
     for (int j = 0; j < n; j++)
-        pre_start(sh, start->q[j], start->qd[j], start->qdd[j], 2 * c[(size_t)j * NCOEF + 2],
-                  pre + (size_t)j * NCOEF);
+        pre_start(sh, start->q[j], start->qd[j], start->qdd[j], 2 * c[(size_t)j * TRAJ_NCOEF + 2],
+                  pre + (size_t)j * TRAJ_NCOEF);
     for (int s = 0; s + 1 < nb; s++) {
         double a = bp[s], mid = 0.5 * (bp[s] + bp[s + 1]);
         p->t0[s] = a;
         p->h[s] = bp[s + 1] - a;
         for (int j = 0; j < n; j++) {
-            double *out = p->c + ((size_t)s * (size_t)n + (size_t)j) * NCOEF;
-            memset(out, 0, NCOEF * sizeof *out);
+            double *out = p->c + ((size_t)s * (size_t)n + (size_t)j) * TRAJ_NCOEF;
+            memset(out, 0, TRAJ_NCOEF * sizeof *out);
             for (int i = 0; i < sh->n; i++) {
                 double src = mid - sh->t[i]; /* the copy's own time, inside this segment */
                 if (src < 0) {               /* before the start: pre_start's polynomial */
-                    add_shifted(out, pre + (size_t)j * NCOEF, a - sh->t[i], sh->a[i]);
+                    add_shifted(out, pre + (size_t)j * TRAJ_NCOEF, a - sh->t[i], sh->a[i]);
                 } else if (src >= T) { /* after the end: held */
                     out[0] += sh->a[i] * end.q[j];
                 } else {
                     int k = piece_at(t0, m, src);
-                    add_shifted(out, c + ((size_t)k * (size_t)n + (size_t)j) * NCOEF,
+                    add_shifted(out, c + ((size_t)k * (size_t)n + (size_t)j) * TRAJ_NCOEF,
                                 a - sh->t[i] - t0[k], sh->a[i]);
                 }
             }

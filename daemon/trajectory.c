@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOEF        6
 #define LIMIT_SLACK  1e-9 /* relative slack on limits against rounding */
 #define BISECT_STEPS 64   /* a root bracketed in [a, b] is found to (b - a) 2^-64 */
 
@@ -56,101 +55,6 @@ void traj_limits_from_config(traj_limits *lim, const armd_config *cfg)
         shaper_design(&lim->shape, SHAPER_NONE, 0, 0); /* the loader refuses such a mode */
 }
 
-int traj_plan_alloc(traj_plan *p, int n, int cap)
-{
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    p->cap = cap;
-    p->t0 = calloc((size_t)cap, sizeof *p->t0);
-    p->h = calloc((size_t)cap, sizeof *p->h);
-    p->c = calloc((size_t)cap * (size_t)n * NCOEF, sizeof *p->c);
-    if (!p->t0 || !p->h || !p->c) {
-        traj_plan_free(p);
-        return -1;
-    }
-    return 0;
-}
-
-void traj_plan_free(traj_plan *p)
-{
-    free(p->t0);
-    free(p->h);
-    free(p->c);
-    p->t0 = p->h = p->c = NULL;
-}
-
-static double *coef(const traj_plan *p, int seg, int j)
-{
-    return p->c + ((size_t)seg * (size_t)p->n + (size_t)j) * NCOEF;
-}
-
-/* Cubic Hermite on tau in [0, h]: q(0)=q0, q'(0)=v0, q(h)=q1, q'(h)=v1. */
-void traj_cubic(double q0, double v0, double q1, double v1, double h, double c[6])
-{
-    double d = q1 - q0;
-    c[0] = q0;
-    c[1] = v0;
-    c[2] = (3 * d / h - 2 * v0 - v1) / h;
-    c[3] = (-2 * d / h + v0 + v1) / (h * h);
-    c[4] = c[5] = 0;
-}
-
-/* Quintic on tau in [0, h] matching position, velocity and acceleration at both ends. */
-void traj_quintic(double q0, double v0, double a0, double q1, double v1, double a1, double h,
-                  double c[6])
-{
-    double d = q1 - q0, h2 = h * h, h3 = h2 * h;
-    c[0] = q0;
-    c[1] = v0;
-    c[2] = a0 / 2;
-    c[3] = (20 * d - (8 * v1 + 12 * v0) * h - (3 * a0 - a1) * h2) / (2 * h3);
-    c[4] = (-30 * d + (14 * v1 + 16 * v0) * h + (3 * a0 - 2 * a1) * h2) / (2 * h3 * h);
-    c[5] = (12 * d - 6 * (v1 + v0) * h + (a1 - a0) * h2) / (2 * h3 * h2);
-}
-
-/* q, qd, qdd of the polynomial c at tau (Horner). */
-static void poly_eval(const double c[6], double tau, double *q, double *qd, double *qdd)
-{
-    *q = c[0] + tau * (c[1] + tau * (c[2] + tau * (c[3] + tau * (c[4] + tau * c[5]))));
-    *qd = c[1] + tau * (2 * c[2] + tau * (3 * c[3] + tau * (4 * c[4] + tau * 5 * c[5])));
-    *qdd = 2 * c[2] + tau * (6 * c[3] + tau * (12 * c[4] + tau * 20 * c[5]));
-}
-
-void traj_sample(const traj_plan *p, double t, int *seg, double *q, double *qd, double *qdd)
-{
-    if (p->n_seg <= 0) return;
-    if (t < 0) t = 0;
-    if (t > p->duration) t = p->duration;
-    int k = (*seg >= 0 && *seg < p->n_seg) ? *seg : 0;
-    if (p->t0[k] > t) k = 0;
-    while (k + 1 < p->n_seg && p->t0[k + 1] <= t) k++;
-    *seg = k;
-    double tau = t - p->t0[k];
-    if (tau > p->h[k]) tau = p->h[k];
-    for (int j = 0; j < p->n; j++) poly_eval(coef(p, k, j), tau, &q[j], &qd[j], &qdd[j]);
-}
-
-void traj_end_state(const traj_plan *p, traj_state *out)
-{
-    int k = p->n_seg - 1;
-    for (int j = 0; j < p->n; j++)
-        poly_eval(coef(p, k, j), p->h[k], &out->q[j], &out->qd[j], &out->qdd[j]);
-}
-
-void traj_reanchor(traj_plan *p, const traj_state *start)
-{
-    if (p->n_seg <= 0) return;
-    double h = p->h[0];
-    for (int j = 0; j < p->n; j++) {
-        double *c = coef(p, 0, j), q1, v1, a1;
-        poly_eval(c, h, &q1, &v1, &a1);
-        if (p->first_quintic)
-            traj_quintic(start->q[j], start->qd[j], start->qdd[j], q1, v1, a1, h, c);
-        else
-            traj_cubic(start->q[j], start->qd[j], q1, v1, h, c);
-    }
-}
-
 /* Unit of positions, velocities, accelerations for joint j. */
 static const char *unit(const traj_limits *lim, int j, int order)
 {
@@ -190,7 +94,7 @@ static int roots_in(const double *c, int deg, double h, double *roots)
         roots[0] = x;
         return 1;
     }
-    double d[NCOEF], crit[NCOEF], pts[NCOEF + 2];
+    double d[TRAJ_NCOEF], crit[TRAJ_NCOEF], pts[TRAJ_NCOEF + 2];
     for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
     int nc = roots_in(d, deg - 1, h, crit);
     pts[0] = 0;
@@ -222,11 +126,11 @@ static int roots_in(const double *c, int deg, double h, double *roots)
  * at a root of its derivative. */
 static void poly_range(const double *c, int deg, double h, double *lo, double *hi)
 {
-    double d[NCOEF], r[NCOEF];
+    double d[TRAJ_NCOEF], r[TRAJ_NCOEF];
     for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
     int n = deg >= 1 ? roots_in(d, deg - 1, h, r) : 0;
     *lo = *hi = horner(c, deg, 0);
-    double x[NCOEF + 1];
+    double x[TRAJ_NCOEF + 1];
     x[0] = h;
     for (int i = 0; i < n; i++) x[i + 1] = r[i];
     for (int i = 0; i <= n; i++) {
@@ -270,16 +174,16 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
     else
         between(where, sizeof where, wp);
     for (int j = 0; j < p->n; j++) {
-        const double *c = coef(p, k, j);
-        for (int i = 0; i < NCOEF; i++) {
+        const double *c = traj_coef(p, k, j);
+        for (int i = 0; i < TRAJ_NCOEF; i++) {
             if (!isfinite(c[i]) || !isfinite(p->h[k])) {
                 set_err(err, "limits", "%s: the path %s is not finite (segment of %.4g s)",
                         head_of(head, sizeof head, p, lim, wp, j), where, p->h[k]);
                 return -1;
             }
         }
-        double vel[NCOEF] = {c[1], 2 * c[2], 3 * c[3], 4 * c[4], 5 * c[5]};
-        double acc[NCOEF] = {2 * c[2], 6 * c[3], 12 * c[4], 20 * c[5]};
+        double vel[TRAJ_NCOEF] = {c[1], 2 * c[2], 3 * c[3], 4 * c[4], 5 * c[5]};
+        double acc[TRAJ_NCOEF] = {2 * c[2], 6 * c[3], 12 * c[4], 20 * c[5]};
         double vlim = lim->velocity[j] * (1 + LIMIT_SLACK) + 1e-12;
         double alim = lim->acceleration[j] * (1 + LIMIT_SLACK) + 1e-12;
         double span = lim->upper[j] - lim->lower[j];
@@ -287,7 +191,7 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
         double phi = lim->upper[j] + LIMIT_SLACK * span + 1e-12;
         /* a plan that starts past a limit (enabled on a hard stop) may come back in, but never
          * go further out than where it starts */
-        double q0 = coef(p, 0, j)[0];
+        double q0 = traj_coef(p, 0, j)[0];
         plo = fmin(plo, q0);
         phi = fmax(phi, q0);
         double lo, hi;
@@ -516,7 +420,7 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
             s = e;
         }
         for (int k = 0; k < m; k++) {
-            double *c = coef(p, k, j);
+            double *c = traj_coef(p, k, j);
             if (has_a[k] && has_a[k + 1])
                 traj_quintic(q[k], v[k], a[k], q[k + 1], v[k + 1], a[k + 1], p->h[k], c);
             else
@@ -546,7 +450,8 @@ static void fill_move(traj_plan *p, const traj_state *start, const double *goal,
     p->t0[0] = 0;
     p->h[0] = T;
     for (int j = 0; j < p->n; j++)
-        traj_quintic(start->q[j], start->qd[j], start->qdd[j], goal[j], 0, 0, T, coef(p, 0, j));
+        traj_quintic(start->q[j], start->qd[j], start->qdd[j], goal[j], 0, 0, T,
+                     traj_coef(p, 0, j));
 }
 
 /* Shapes the move in p with lim's shaper (if any) and validates what is then in p. From rest

@@ -11,7 +11,8 @@
  *    with known velocity; the last waypoint has zero velocity unless qd is given).
  * With an input shaper ([trajectory] shaper, traj_limits.shape) the plan built is then
  * convolved with its impulse train (traj_shape.c) and it is the shaped plan that is validated.
- * Units: SI, joint side (rad or m, s).
+ * The plan itself (storage, segments, sampling) is traj_plan.h. Units: SI, joint side (rad or
+ * m, s).
  */
 #ifndef ARMD_TRAJECTORY_H
 #define ARMD_TRAJECTORY_H
@@ -20,16 +21,13 @@
 #include <stdint.h>
 
 #include "config/config.h"
-#include "daemon/control.h"
+#include "daemon/ctl_types.h"
 #include "daemon/shaper.h"
+#include "daemon/traj_plan.h"
+#include "daemon/traj_shape.h"
 
 #define TRAJ_MAX_POINTS   8192
 #define TRAJ_MAX_DURATION 3600.0 /* longest trajectory, waypoint time or move [s] */
-
-/* The control interface's own types: an error for a client ("invalid_params", "limits", with a
- * message naming the waypoint and joint) and a timed waypoint. */
-typedef ctl_error traj_error;
-typedef ctl_waypoint traj_waypoint;
 
 /* Joint limits and names used for validation and minimum-time moves. */
 typedef struct {
@@ -42,28 +40,8 @@ typedef struct {
     shaper shape; /* [trajectory] shaper: every plan is convolved with it (n = 1: none) */
 } traj_limits;
 
-/* A desired joint state. */
-typedef struct {
-    double q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS], qdd[CFG_MAX_JOINTS];
-} traj_state;
-
-typedef struct {
-    int n, cap;  /* joints, segment capacity */
-    int n_seg;   /* segments in use */
-    uint32_t id; /* set by the owner */
-    double duration;
-    bool first_quintic; /* kind of segment 0 (kept by traj_reanchor) */
-    bool shaped;        /* convolved with an input shaper: segments are not between waypoints */
-    double *t0;         /* [cap] segment start times [s] */
-    double *h;          /* [cap] segment durations [s] */
-    double *c;          /* [cap * n * 6] coefficients c0..c5 of q(tau), tau = t - t0 */
-} traj_plan;
-
 /* Fills lim from the configuration's joints. */
 void traj_limits_from_config(traj_limits *lim, const armd_config *cfg);
-
-int traj_plan_alloc(traj_plan *p, int n, int cap);
-void traj_plan_free(traj_plan *p);
 
 /* Builds a plan from start through pts and validates it against lim. A first waypoint at t = 0
  * is accepted only if it equals start (within same_tol per joint) and is then dropped. Times
@@ -93,30 +71,6 @@ int traj_validate(const traj_plan *p, const traj_limits *lim, int first_wp, traj
  * segment 0 with it). */
 int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int first_wp,
                           traj_error *err);
-
-/* Samples the plan at t (clamped to [0, duration]); *seg is a search hint (start at 0). */
-void traj_sample(const traj_plan *p, double t, int *seg, double *q, double *qd, double *qdd);
-/* The end state (q at duration, qd, qdd there). */
-void traj_end_state(const traj_plan *p, traj_state *out);
-/* Rebuilds segment 0 so that it starts from start, keeping its end state and kind: no jump
- * when a plan built from a slightly older desired state is swapped in. No allocation. */
-void traj_reanchor(traj_plan *p, const traj_state *start);
-
-/* Coefficients of one segment (exposed for tests). */
-void traj_cubic(double q0, double v0, double q1, double v1, double h, double c[6]);
-void traj_quintic(double q0, double v0, double a0, double q1, double v1, double a1, double h,
-                  double c[6]);
-
-/* ------------------------------------------------------------ input shaping (traj_shape.c) */
-/* Replaces p (built from start, not yet validated) by its convolution with the impulse train
- * sh: q_s(t) = sum_i A_i q(t - t_i), where q before t = 0 is the start position held (at
- * rest), or (moving) a quintic joining the plan C2 that makes the shaped path start exactly at
- * the start state, and after the end the held end position. The plan
- * is then longer by shaper_duration(sh) and ends at rest at the same goal; segment 0 is
- * re-anchored at start (traj_reanchor). sh->n <= 1 leaves p untouched. Main thread (it
- * allocates scratch). Returns 0, or -1 with *err when the shaped plan needs more than p->cap
- * segments or memory runs out. */
-int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_error *err);
 
 /* ------------------------------------------------------------------ cancel (stop) profile */
 /* Each joint decelerates from its present desired velocity to rest at its acceleration limit

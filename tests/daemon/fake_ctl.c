@@ -76,12 +76,6 @@ int ctl_notify_fd(ctl *c)
     return c->notify_fd;
 }
 
-const char *ctl_state_name(ctl_state s)
-{
-    static const char *names[] = {"disabled", "holding", "moving", "fault", "estop"};
-    return names[s];
-}
-
 bool ctl_alive(ctl *c)
 {
     return c != NULL;

@@ -1,13 +1,11 @@
 /*
- * control_retract.c — the collision reaction retract: the executed path, recorded while a plan
- * is followed (measured positions, a point every collision_retract / RETRACT_SPACING of path),
- * and the move back along it by collision_retract, on a trapezoidal speed profile along the
- * path's length, ending in holding. Lengths are in joint space: sqrt(sum_j dq_j^2) [rad|m].
- * Control thread only; no allocation, locks or logging.
+ * retract.c — the executed path and the way back along it (see retract.h). Control thread
+ * only; no allocation.
  */
-#include <math.h>
+#include "daemon/loop/retract.h"
 
-#include "daemon/control_internal.h"
+#include <math.h>
+#include <string.h>
 
 #define RETRACT_MIN        1e-3 /* shorter recorded path: nothing to go back along [rad|m] */
 #define RETRACT_LIMIT_PART 0.25 /* the share of the lowest joint limits the move back uses */
@@ -22,22 +20,20 @@ static double distance(const double *a, const double *b, int n)
     return sqrt(s);
 }
 
-/* Forgets the recorded path and any retract. */
-void ctl_retract_clear(ctl_retract *b)
+void retract_clear(retract *b, int n)
 {
+    b->n = n;
     b->head = b->count = 0;
     b->n_back = 0;
-    b->active = false;
 }
 
-/* Appends q to the ring when it is at least distance / RETRACT_SPACING from the newest point. */
-void ctl_retract_record(ctl_retract *b, int n, const double *q, double distance_back)
+void retract_record(retract *b, const double *q, double distance_back)
 {
     if (b->count > 0) {
         const double *last = b->path[(b->head + RETRACT_POINTS - 1) % RETRACT_POINTS];
-        if (!(distance(q, last, n) >= distance_back / RETRACT_SPACING)) return;
+        if (!(distance(q, last, b->n) >= distance_back / RETRACT_SPACING)) return;
     }
-    memcpy(b->path[b->head], q, sizeof(double) * (size_t)n);
+    memcpy(b->path[b->head], q, sizeof(double) * (size_t)b->n);
     b->head = (b->head + 1) % RETRACT_POINTS;
     if (b->count < RETRACT_POINTS) b->count++;
 }
@@ -54,8 +50,9 @@ static double lowest_share(const double *v, int n, double fallback)
 /* Builds the way back from q: the recorded points newest first, the last one cut where the
  * length reaches distance_back. The points passed are taken off the ring (a second retract
  * goes on further back, never forward again). */
-static void build_way_back(ctl_retract *b, int n, const double *q, double distance_back)
+static void build_way_back(retract *b, const double *q, double distance_back)
 {
+    int n = b->n;
     memcpy(b->back[0], q, sizeof(double) * (size_t)n);
     b->s[0] = 0;
     int k = 1, used = 0;
@@ -79,20 +76,15 @@ static void build_way_back(ctl_retract *b, int n, const double *q, double distan
     b->length = b->s[k - 1];
 }
 
-/* Starts moving back along the recorded path (see control_internal.h). */
-bool ctl_retract_start(ctl *c, const law_params *p, const double *q)
+bool retract_plan(retract *b, const law_params *p, const double *q)
 {
-    ctl_retract *b = &c->rt.retract;
-    build_way_back(b, c->n, q, p->safety.collision_retract);
+    build_way_back(b, q, p->safety.collision_retract);
     if (!(b->length >= RETRACT_MIN)) return false;
     /* |dq_j/ds| <= 1 along the path: no joint goes faster than the path speed */
-    b->v = lowest_share(p->velocity, c->n, RETRACT_V_DEFAULT);
-    b->a = lowest_share(p->acceleration, c->n, RETRACT_A_DEFAULT);
+    b->v = lowest_share(p->velocity, b->n, RETRACT_V_DEFAULT);
+    b->a = lowest_share(p->acceleration, b->n, RETRACT_A_DEFAULT);
     b->t = 0;
     b->seg = 0;
-    b->active = true;
-    ctl_hold_at(c, q);
-    ctl_set_state(c, SF_MOVING);
     return true;
 }
 
@@ -116,27 +108,24 @@ static bool trapezoid(double L, double v, double a, double t, double *s, double 
     return true;
 }
 
-/* Samples the way back by dt more (desired position, velocity and acceleration: the segment's
- * direction times the profile's length, speed and acceleration); holds its end after it. */
-void ctl_retract_advance(ctl *c, double dt)
+bool retract_sample(retract *b, double dt, double *q, double *qd, double *qdd)
 {
-    ctl_rt *r = &c->rt;
-    ctl_retract *b = &r->retract;
     b->t += dt;
     double s, sd, sdd;
-    if (!trapezoid(b->length, b->v, b->a, b->t, &s, &sd, &sdd)) {
-        b->active = false;
-        ctl_hold_at(c, b->back[b->n_back - 1]);
-        ctl_set_state(c, SF_HOLDING);
-        return;
-    }
+    if (!trapezoid(b->length, b->v, b->a, b->t, &s, &sd, &sdd)) return false;
     while (b->seg < b->n_back - 2 && s > b->s[b->seg + 1]) b->seg++;
     const double *a = b->back[b->seg], *z = b->back[b->seg + 1];
     double len = b->s[b->seg + 1] - b->s[b->seg];
-    for (int j = 0; j < c->n; j++) {
+    for (int j = 0; j < b->n; j++) {
         double u = (z[j] - a[j]) / len; /* the unit direction's component */
-        r->q_des[j] = a[j] + u * (s - b->s[b->seg]);
-        r->qd_des[j] = u * sd;
-        r->qdd_des[j] = u * sdd;
+        q[j] = a[j] + u * (s - b->s[b->seg]);
+        qd[j] = u * sd;
+        qdd[j] = u * sdd;
     }
+    return true;
+}
+
+const double *retract_end(const retract *b)
+{
+    return b->back[b->n_back - 1];
 }

@@ -1,0 +1,35 @@
+/*
+ * loop_thread.h — the control thread: ticks (runner_tick) on absolute CLOCK_MONOTONIC deadlines
+ * one period apart, whole periods missed after a late wake-up skipped (the tick that follows
+ * says how many: overruns), until the host asks it to stop; then the safe shutdown
+ * (runner_stop). SCHED_FIFO, a pinned CPU and locked memory as [realtime] asks (one warning
+ * each when refused). Started and joined by the host (main thread).
+ */
+#ifndef ARMD_LOOP_THREAD_H
+#define ARMD_LOOP_THREAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "daemon/handoff.h"
+#include "daemon/runner.h"
+
+typedef struct {
+    pthread_t thread;
+    runner *r;
+    handoff *h;
+    int64_t period_ns;
+    bool started;
+} loop_thread;
+
+/* Starts the thread for runner r (ticks once h says go). 0, or -1 with why. */
+int loop_thread_start(loop_thread *t, runner *r, handoff *h, int64_t period_ns,
+                      const cfg_realtime *rt, char *why, size_t len);
+/* Asks the thread to stop and waits for its safe shutdown, at most seconds (CLOCK_MONOTONIC);
+ * past that it is cancelled and joined. False when it had to be cancelled (its own torque off
+ * may not have run: the caller turns the torque off itself). */
+bool loop_thread_stop(loop_thread *t, double seconds);
+
+#endif

@@ -1,0 +1,547 @@
+/*
+ * test_loop.c — the control loop's tick (daemon/loop/loop.h) called directly, one loop_step per
+ * tick, with crafted samples, commands and driver results: no thread, no clock, no driver. The
+ * "arm" is the sample the test writes: it stands where the test puts it, or (following) where
+ * the loop wanted it a tick ago. What is checked, each exactly:
+ *  - enable waits for a fresh state (read failures within the tolerance are ridden out), then
+ *    for the servos, and is answered only then; refused when the reads stay away, when the arm
+ *    is outside its limits or moving, when the servos refuse; two enables get one answer each;
+ *  - reads and writes that keep failing fault, each counted apart; a short read gap is ridden
+ *    out and reported; a write failing while disabled does not count;
+ *  - whatever got past validation (a NaN gain, a NaN position) is a fault naming it;
+ *  - the estop flag, a late tick and the host's stall verdict fault or stop the arm first;
+ *  - a trajectory is followed and ends "done"; cancel decelerates and ends "cancelled"; the
+ *    plans come back to the host; a law change by reload is refused while moving;
+ *  - the damping stop after a fault (on_fault = damp) and its end.
+ *
+ * usage: test_daemon_loop CONFIG.ini (a 2-joint arm: config/examples/planar2.ini)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "daemon/loop/loop.h"
+
+static const char *config_path;
+
+typedef struct {
+    armd_config cfg;
+    loop_settings set, set2;
+    loop_dyn dyn;
+    loop *L;
+    loop_in in;
+    loop_out out;
+    double period;
+    int64_t now;  /* the "driver clock" [ns] */
+    uint64_t seq; /* commands sent */
+    bool follow;  /* the arm goes where the loop wanted it a tick ago */
+    double q[CFG_MAX_JOINTS];
+    double qd[CFG_MAX_JOINTS];   /* the velocity the device reports (velocity_source = device) */
+    int fail_reads, fail_writes; /* the next ticks whose read / write fails */
+    bool servos_refuse;
+    /* what came out, over all ticks */
+    int n_ev;
+    ctl_event ev[256];
+    int n_rep;
+    loop_reply rep[256];
+    int plans_back;
+} rig;
+
+static rig *R;
+
+/* Loads the config (with the test's changes applied by edit), builds settings, dynamics and a
+ * loop. */
+static void rig_open(void (*edit)(armd_config *))
+{
+    R = calloc(1, sizeof *R);
+    cfg_report rep;
+    cfg_report_init(&rep);
+    assert_int_equal(cfg_load(config_path, &R->cfg, &rep), 0);
+    cfg_report_free(&rep);
+    if (edit) edit(&R->cfg);
+    law_params_from_config(&R->set.p, &R->cfg);
+    traj_limits_from_config(&R->set.lim, &R->cfg);
+    R->dyn.model = dyn_model_create(&R->cfg.model, NULL, NULL);
+    assert_non_null(R->dyn.model);
+    R->dyn.data = dyn_data_create(R->dyn.model);
+    R->dyn.dy = (law_dyn){&dyn_general, R->dyn.model, R->dyn.data};
+    R->period = 1.0 / R->cfg.rate_hz;
+    R->L = loop_create(R->cfg.n_joints, R->period, &R->set, &R->dyn, R->cfg.controller);
+    assert_non_null(R->L);
+    R->now = 1000000000;
+}
+
+static int rig_close(void **state)
+{
+    (void)state;
+    if (!R) return 0;
+    loop_free(R->L);
+    dyn_data_free(R->dyn.data);
+    dyn_model_free(R->dyn.model);
+    free(R);
+    R = NULL;
+    return 0;
+}
+
+/* Queues a command for the next tick; returns its seq. */
+static uint64_t cmd(loop_cmd c)
+{
+    c.seq = ++R->seq;
+    R->in.cmds[R->in.n_cmds++] = c;
+    return c.seq;
+}
+
+/* One tick: the sample (a failure while fail_reads lasts), the loop, then the "driver" taking
+ * the output (its results go into the next tick's input). */
+static void tick(void)
+{
+    loop_in *in = &R->in;
+    int n = R->cfg.n_joints;
+    R->now += (int64_t)llround(R->period * 1e9);
+    in->t += R->period;
+    in->dt = R->period;
+    in->now_ns = R->now;
+    in->t0_ns = 1000000000;
+    if (R->fail_reads > 0) {
+        R->fail_reads--;
+        in->read_rc = -1;
+        in->read_fault = (drv_fault){DRV_ETIMEOUT, 1, "test: no reply"};
+    } else {
+        in->read_rc = 0;
+        memset(&in->ds, 0, sizeof in->ds);
+        in->ds.n = n;
+        if (R->follow) memcpy(R->q, R->out.pub.st.q_des, sizeof(double) * (size_t)n);
+        memcpy(in->ds.q, R->q, sizeof(double) * (size_t)n);
+        memcpy(in->ds.qd, R->qd, sizeof(double) * (size_t)n);
+        in->ds.has_velocity = true;
+        in->ds.host_time_ns = (uint64_t)R->now;
+    }
+    loop_step(R->L, in, &R->out);
+    in->n_cmds = 0;
+    in->estop = in->stall = false;
+    in->late = 0;
+    const loop_out *o = &R->out;
+    for (int i = 0; i < o->n_events && R->n_ev < 256; i++) R->ev[R->n_ev++] = o->events[i];
+    for (int i = 0; i < o->n_replies && R->n_rep < 256; i++) {
+        R->rep[R->n_rep++] = o->replies[i];
+        if (o->replies[i].plan) R->plans_back++;
+    }
+    in->wrote = o->write;
+    if (o->write && R->fail_writes > 0) {
+        R->fail_writes--;
+        in->write_rc = -1;
+        in->write_fault = (drv_fault){DRV_ETIMEOUT, 1, "test: write lost"};
+    } else {
+        in->write_rc = 0;
+    }
+    in->switched = o->servos == LOOP_SERVOS_ON;
+    in->servo_rc = R->servos_refuse ? -1 : 0;
+    if (R->servos_refuse) in->servo_fault = (drv_fault){DRV_EDEVICE, 1, "test: refused"};
+}
+
+static void ticks(int k)
+{
+    for (int i = 0; i < k; i++) tick();
+}
+
+static ctl_state state(void)
+{
+    return R->out.pub.st.state;
+}
+
+/* The answer to command seq so far: 1 = ok, -1 = refused (code into *code), 0 = none yet. */
+static int answer(uint64_t seq, const char **code, const char **message)
+{
+    for (int i = 0; i < R->n_rep; i++) {
+        if (R->rep[i].seq != seq) continue;
+        if (code) *code = R->rep[i].err.code;
+        if (message) *message = R->rep[i].err.message;
+        return R->rep[i].rc == 0 ? 1 : -1;
+    }
+    return 0;
+}
+
+/* Number of answers to seq (each command is answered exactly once). */
+static int answers(uint64_t seq)
+{
+    int k = 0;
+    for (int i = 0; i < R->n_rep; i++) k += R->rep[i].seq == seq;
+    return k;
+}
+
+/* The last event of type, or NULL. */
+static const ctl_event *last_event(ctl_event_type type)
+{
+    for (int i = R->n_ev - 1; i >= 0; i--)
+        if (R->ev[i].type == type) return &R->ev[i];
+    return NULL;
+}
+
+/* Enables the arm standing at R->q (asserts it worked). */
+static void enable(void)
+{
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    ticks(2);
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    assert_int_equal(state(), CTL_HOLDING);
+}
+
+/* ---------------------------------------------------------------------------------- cases */
+
+static void enable_waits_for_a_fresh_state_then_the_servos(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    R->q[0] = 0.3, R->q[1] = -0.2;
+    ticks(3);
+    R->fail_reads = 2; /* within max_failed_reads = 3 */
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    tick(); /* failed read: waits */
+    assert_int_equal(answer(s, NULL, NULL), 0);
+    assert_int_equal(R->out.servos, LOOP_SERVOS_KEEP);
+    tick(); /* failed read: waits */
+    assert_int_equal(answer(s, NULL, NULL), 0);
+    tick(); /* fresh: the servos are asked */
+    assert_int_equal(R->out.servos, LOOP_SERVOS_ON);
+    assert_int_equal(answer(s, NULL, NULL), 0);
+    assert_int_equal(state(), CTL_DISABLED);
+    tick(); /* the servos said yes: holding where it is */
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    assert_int_equal(answers(s), 1);
+    assert_int_equal(state(), CTL_HOLDING);
+    assert_float_equal(R->out.pub.st.q_des[0], 0.3, 0);
+    assert_float_equal(R->out.pub.st.q_des[1], -0.2, 0);
+    assert_true(R->out.write); /* the holding torque */
+    const ctl_event *e = last_event(CTL_EV_STATE);
+    assert_non_null(e);
+    assert_string_equal(e->text, "holding");
+}
+
+static void enable_refused_when_no_state_comes(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    ticks(2);
+    R->fail_reads = 1000;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    /* refused once the reads have failed as long as faults the arm: at least max_failed_reads
+     * reads and max_read_gap_ms */
+    int k = 0;
+    while (answer(s, NULL, NULL) == 0 && k < 1000) tick(), k++;
+    const char *code = "", *msg = "";
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_string_equal(code, "fault");
+    assert_non_null(strstr(msg, "consecutive failed reads"));
+    double waited_ms = k * R->period * 1e3;
+    assert_true(k >= R->cfg.safety.max_failed_reads);
+    assert_true(waited_ms >= R->cfg.safety.max_read_gap_ms - R->period * 1e3);
+    assert_true(waited_ms <= R->cfg.safety.max_read_gap_ms + 2 * R->period * 1e3);
+    assert_int_equal(state(), CTL_FAULT);
+}
+
+static void enable_refused_outside_limits_or_by_the_servos(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    R->q[0] = 4.0; /* past upper = pi by more than following_error */
+    tick();
+    const char *code = "", *msg = "";
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    tick();
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_string_equal(code, "limits");
+    assert_non_null(strstr(msg, "shoulder"));
+    R->q[0] = 0;
+    ticks(100); /* the jump's velocity estimate settles */
+    R->servos_refuse = true;
+    s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    ticks(2);
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_string_equal(code, "device");
+    assert_non_null(strstr(msg, "test: refused"));
+    assert_int_equal(R->out.servos, LOOP_SERVOS_OFF); /* whatever the servos took, off again */
+    assert_int_equal(state(), CTL_DISABLED);
+}
+
+static void two_enables_each_answered_once(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    uint64_t a = cmd((loop_cmd){.type = LOOP_ENABLE});
+    uint64_t b = cmd((loop_cmd){.type = LOOP_ENABLE});
+    ticks(3);
+    uint64_t c = cmd((loop_cmd){.type = LOOP_ENABLE}); /* enabled already */
+    tick();
+    assert_int_equal(answer(a, NULL, NULL), 1);
+    assert_int_equal(answer(b, NULL, NULL), 1);
+    assert_int_equal(answer(c, NULL, NULL), 1);
+    assert_int_equal(answers(a) + answers(b) + answers(c), 3);
+}
+
+/* max_read_gap_ms 20 at 500 Hz: 10 ticks */
+static void gap_20ms(armd_config *c)
+{
+    c->safety.max_read_gap_ms = 20;
+}
+
+static void short_read_gap_ridden_out_long_one_faults(void **st)
+{
+    (void)st;
+    rig_open(gap_20ms);
+    tick();
+    enable();
+    R->fail_reads = 5; /* 10 ms: within 20 ms */
+    ticks(10);
+    assert_int_equal(state(), CTL_HOLDING);
+    assert_int_equal(R->out.pub.st.read_gaps, 1);
+    assert_int_equal(R->out.pub.st.failed_reads, 5);
+    assert_true(R->out.pub.st.longest_read_gap_ms >= 10.0 &&
+                R->out.pub.st.longest_read_gap_ms <= 12.0);
+    R->fail_reads = 1000;
+    int k = 0;
+    while (state() != CTL_FAULT && k < 100) tick(), k++;
+    assert_int_equal(state(), CTL_FAULT);
+    assert_true(k >= 10 && k <= 11); /* 20 ms at 2 ms a tick */
+    assert_non_null(strstr(R->out.pub.st.fault, "consecutive failed reads"));
+    assert_int_equal(R->out.servos, LOOP_SERVOS_OFF); /* no state: no damping stop */
+    assert_true(R->out.write);
+    assert_float_equal(R->out.tau[0], 0, 0);
+}
+
+static void writes_failing_fault_counted_apart(void **st)
+{
+    (void)st;
+    rig_open(gap_20ms);
+    R->fail_writes = 100; /* disabled: the zero torques fail, uncounted */
+    ticks(20);
+    assert_int_equal(R->out.pub.st.failed_writes, 0);
+    assert_int_equal(state(), CTL_DISABLED);
+    R->fail_writes = 0;
+    tick();
+    enable();
+    R->fail_writes = 1000;
+    int k = 0;
+    while (state() != CTL_FAULT && k < 100) tick(), k++;
+    assert_int_equal(state(), CTL_FAULT);
+    assert_non_null(strstr(R->out.pub.st.fault, "consecutive failed writes"));
+    assert_int_equal(R->out.pub.st.failed_reads, 0);
+    assert_true(R->out.pub.st.failed_writes >= 10);
+}
+
+static void nan_gain_and_nan_position_fault_naming_them(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    enable();
+    R->set2 = R->set;
+    R->set2.p.kd[1] = NAN;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_SETTINGS, .settings = &R->set2});
+    tick();
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    assert_int_equal(state(), CTL_FAULT);
+    assert_non_null(strstr(R->out.pub.st.fault, "non-finite gain kd on elbow"));
+    /* the settings replaced came back with the answer */
+    bool back = false;
+    for (int i = 0; i < R->n_rep; i++) back |= R->rep[i].seq == s && R->rep[i].settings == &R->set;
+    assert_true(back);
+    rig_close(NULL);
+
+    rig_open(NULL);
+    tick();
+    enable();
+    R->q[1] = NAN;
+    tick();
+    assert_int_equal(state(), CTL_FAULT);
+    assert_non_null(strstr(R->out.pub.st.fault, "elbow"));
+    for (int j = 0; j < 2; j++) assert_true(isfinite(R->out.tau[j]));
+}
+
+static void estop_late_tick_and_stall_stop_the_arm(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    enable();
+    R->in.estop = true;
+    tick();
+    assert_int_equal(state(), CTL_ESTOP);
+    assert_int_equal(R->out.servos, LOOP_SERVOS_OFF);
+    assert_true(R->out.write && R->out.tau[0] == 0 && R->out.tau[1] == 0);
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    tick();
+    const char *code = "", *msg = "";
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_non_null(strstr(msg, "reset it first"));
+    s = cmd((loop_cmd){.type = LOOP_RESET});
+    tick();
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    enable();
+    R->in.late = 0.25; /* a tick 250 ms late */
+    R->in.skipped = 125;
+    tick();
+    assert_int_equal(state(), CTL_FAULT);
+    assert_non_null(strstr(R->out.pub.st.fault, "control thread stalled: a tick was 250 ms late"));
+    assert_int_equal(R->out.pub.st.overruns, 125);
+    cmd((loop_cmd){.type = LOOP_RESET});
+    tick();
+    enable();
+    R->in.stall = true;
+    snprintf(R->in.stall_reason, sizeof R->in.stall_reason, "control thread stalled: test");
+    tick();
+    assert_int_equal(state(), CTL_FAULT);
+    assert_string_equal(R->out.pub.st.fault, "control thread stalled: test");
+}
+
+/* A move of the shoulder by 0.2 rad from q0 (the plan as the host builds it). */
+static traj_plan *move_plan(uint32_t id, double from0, double to0)
+{
+    static traj_plan plans[4];
+    static int k;
+    traj_plan *p = &plans[k++ % 4];
+    traj_plan_free(p);
+    assert_int_equal(traj_plan_alloc(p, R->cfg.n_joints, 16), 0);
+    traj_state s = {{from0, 0}, {0, 0}, {0, 0}};
+    double goal[2] = {to0, 0};
+    ctl_error e;
+    assert_int_equal(traj_build_move(p, &R->set.lim, &s, goal, 0.5, &e), 0);
+    p->id = id;
+    return p;
+}
+
+static void trajectory_done_and_cancelled(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    enable();
+    R->follow = true;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_TRAJECTORY, .plan = move_plan(7, 0, 0.2)});
+    tick();
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    assert_int_equal(state(), CTL_MOVING);
+    assert_int_equal(R->out.pub.st.traj_id, 7);
+    int k = 0;
+    while (state() == CTL_MOVING && k < 1000) tick(), k++;
+    const ctl_event *e = last_event(CTL_EV_TRAJECTORY_DONE);
+    assert_non_null(e);
+    assert_int_equal(e->traj_id, 7);
+    assert_string_equal(e->text, "done");
+    assert_int_equal(state(), CTL_HOLDING);
+    assert_int_equal(R->plans_back, 1);
+    assert_float_equal(R->out.pub.st.q_des[0], 0.2, 1e-12);
+    /* 0.5 s at 500 Hz, then settle_time 0.1 s: 300 ticks counted from the command's (the
+     * first tick along the plan), the settling's first tick being the plan's last */
+    assert_true(k + 1 >= 298 && k + 1 <= 301);
+
+    s = cmd((loop_cmd){.type = LOOP_TRAJECTORY, .plan = move_plan(8, 0.2, 0.0)});
+    ticks(100); /* half way */
+    double v = R->out.pub.st.qd_des[0];
+    assert_true(v < -0.1);
+    uint64_t c = cmd((loop_cmd){.type = LOOP_CANCEL});
+    tick();
+    assert_int_equal(answer(c, NULL, NULL), 1);
+    assert_int_equal(R->plans_back, 2); /* the cancelled plan is back at once */
+    /* decelerating at the acceleration limit (10 rad/s^2): |v| / 10 s */
+    k = 0;
+    while (state() == CTL_MOVING && k < 1000) tick(), k++;
+    e = last_event(CTL_EV_TRAJECTORY_DONE);
+    assert_int_equal(e->traj_id, 8);
+    assert_string_equal(e->text, "cancelled");
+    assert_true(fabs(k * R->period - fabs(v) / 10) <= 3 * R->period);
+    assert_float_equal(R->out.pub.st.qd_des[0], 0, 0);
+}
+
+static void law_change_by_reload_refused_while_moving(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    enable();
+    R->follow = true;
+    cmd((loop_cmd){.type = LOOP_TRAJECTORY, .plan = move_plan(3, 0, 0.2)});
+    ticks(10);
+    R->set2 = R->set;
+    R->set2.p.law = CTRL_PD_GRAVITY;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_SETTINGS, .settings = &R->set2});
+    tick();
+    const char *code = "", *msg = "";
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_string_equal(code, "bad_state");
+    assert_non_null(strstr(msg, "[arm] controller = pd_gravity"));
+    assert_int_equal(R->out.pub.st.controller, CTRL_COMPUTED_TORQUE);
+    /* the refused settings came back with the answer */
+    bool back = false;
+    for (int i = 0; i < R->n_rep; i++) back |= R->rep[i].seq == s && R->rep[i].settings == &R->set2;
+    assert_true(back);
+    while (state() == CTL_MOVING) tick();
+    s = cmd((loop_cmd){.type = LOOP_SETTINGS, .settings = &R->set2});
+    tick();
+    assert_int_equal(answer(s, NULL, NULL), 1);
+    assert_int_equal(R->out.pub.st.controller, CTRL_PD_GRAVITY);
+}
+
+/* the device's velocity (exactly what the test says) */
+static void device_velocity(armd_config *c)
+{
+    c->velocity_source = VELOCITY_DEVICE;
+}
+
+static void damping_stop_then_torque_off(void **st)
+{
+    (void)st;
+    rig_open(device_velocity);
+    tick();
+    enable();
+    /* a following error fault with the shoulder swinging at 2 rad/s: the damping stop
+     * (on_fault = damp) brakes it, torque -D qd + G(q) */
+    R->q[0] = 0.5; /* 0.5 rad off the desired 0: over following_error 0.1 */
+    R->qd[0] = 2.0;
+    tick();
+    assert_int_equal(state(), CTL_FAULT);
+    assert_non_null(strstr(R->out.pub.st.fault, "following error"));
+    assert_true(R->out.write);
+    assert_int_equal(R->out.servos, LOOP_SERVOS_KEEP); /* still on: damping */
+    double tau_swinging = R->out.tau[0];
+    R->qd[0] = 1.0;
+    tick(); /* same pose, half the speed: the torque differs by D x 1 rad/s (no rate limit) */
+    assert_true(R->out.write);
+    assert_float_equal(R->out.tau[0] - tau_swinging, R->cfg.joint[0].damping * 1.0, 1e-9);
+    /* slow enough: the damping stop ends, zero torque, servos off */
+    R->qd[0] = 0.01;
+    tick();
+    assert_true(R->out.write);
+    assert_float_equal(R->out.tau[0], 0, 0);
+    assert_float_equal(R->out.tau[1], 0, 0);
+    assert_int_equal(R->out.servos, LOOP_SERVOS_OFF);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CONFIG.ini\n", argv[0]);
+        return 2;
+    }
+    config_path = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(enable_waits_for_a_fresh_state_then_the_servos, rig_close),
+        cmocka_unit_test_teardown(enable_refused_when_no_state_comes, rig_close),
+        cmocka_unit_test_teardown(enable_refused_outside_limits_or_by_the_servos, rig_close),
+        cmocka_unit_test_teardown(two_enables_each_answered_once, rig_close),
+        cmocka_unit_test_teardown(short_read_gap_ridden_out_long_one_faults, rig_close),
+        cmocka_unit_test_teardown(writes_failing_fault_counted_apart, rig_close),
+        cmocka_unit_test_teardown(nan_gain_and_nan_position_fault_naming_them, rig_close),
+        cmocka_unit_test_teardown(estop_late_tick_and_stall_stop_the_arm, rig_close),
+        cmocka_unit_test_teardown(trajectory_done_and_cancelled, rig_close),
+        cmocka_unit_test_teardown(law_change_by_reload_refused_while_moving, rig_close),
+        cmocka_unit_test_teardown(damping_stop_then_torque_off, rig_close),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
