@@ -1,5 +1,7 @@
 /*
- * options.c — parses armsim's command line (getopt_long) with range checks on every value.
+ * options.c — parses armsim's command line (getopt_long) with range checks on every value, for
+ * the armsim program and for a host program that runs the arm in process (simbus.h). Prints
+ * only on --help (the usage, to stdout) and on errors (to err).
  */
 #include "tools/armsim/options.h"
 
@@ -44,6 +46,7 @@ enum {
     OPT_WALL
 };
 
+/* The --help text. */
 void armsim_print_usage(FILE *out)
 {
     fputs(
@@ -305,6 +308,7 @@ static int parse_q0(const char *s, armsim_options *o, FILE *err)
     return 0;
 }
 
+/* See options.h. */
 int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
 {
     static const struct option longopts[] = {
@@ -352,7 +356,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
     o->model_number = DXL2_MODEL_XM430_W350;
     o->current_limit_a = -1.0;
 
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc starts afresh even after a host program's own getopt */
     opterr = 0;
     int c;
     long l = 0;
@@ -482,6 +486,12 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         fprintf(err, "armsim: unexpected argument '%s' (see --help)\n", argv[optind]);
         return -1;
     }
+    return 0;
+}
+
+/* The armsim program's required options. */
+int armsim_check_program_options(const armsim_options *o, FILE *err)
+{
     if (!o->config_path) {
         fprintf(err, "armsim: -c CONFIG is required (see --help)\n");
         return -1;
