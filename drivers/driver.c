@@ -209,6 +209,7 @@ static drv *drv_create(const armd_config *cfg, drv_fault *f)
     return d;
 }
 
+/* drv_create, then the serial port of the config. */
 drv *drv_open(const armd_config *cfg, drv_fault *f)
 {
     drv *d = drv_create(cfg, f);
@@ -223,6 +224,7 @@ drv *drv_open(const armd_config *cfg, drv_fault *f)
     return d;
 }
 
+/* drv_create, then a port on the caller's link, named after it in messages. */
 drv *drv_open_link(const armd_config *cfg, const drv_link *link, drv_fault *f)
 {
     drv *d = drv_create(cfg, f);
@@ -239,6 +241,7 @@ drv *drv_open_link(const armd_config *cfg, const drv_link *link, drv_fault *f)
     return d;
 }
 
+/* The port's clock [ns] (serial_now_ns). */
 uint64_t drv_now_ns(const drv *d)
 {
     return serial_now_ns(d->port);

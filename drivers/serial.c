@@ -40,6 +40,7 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The port's clock [ns]: CLOCK_MONOTONIC, or the link's. */
 uint64_t serial_now_ns(const serial_port *p)
 {
     return p->is_link ? p->link.now_ns(p->link.ctx) : monotonic_ns();
@@ -57,6 +58,7 @@ void serial_sleep_ns(serial_port *p, uint64_t ns)
     }
 }
 
+/* A port that forwards every call to a copy of link. */
 serial_port *serial_open_link(const drv_link *link, char *err, size_t errlen)
 {
     if (!link || !link->now_ns || !link->write || !link->read || !link->flush_input ||

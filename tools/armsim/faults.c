@@ -1,5 +1,6 @@
 /*
- * faults.c — seeded fault injection (splitmix64) and the clock helpers of armsim.
+ * faults.c — seeded fault injection (splitmix64): the decisions of faults.h, on the devices'
+ * thread and clock.
  */
 #include "tools/armsim/faults.h"
 
@@ -78,11 +79,13 @@ long faults_delay_us(const armsim_faults *f)
     return f->armed ? f->delay_us : 0;
 }
 
+/* Sets the replies still to lose (faults_drop_reply takes them first). */
 void faults_lose_replies(armsim_faults *f, int count)
 {
     f->lose = count > 0 ? count : 0;
 }
 
+/* Sets the end of the silence faults_silent honours [ns]. */
 void faults_silence_until(armsim_faults *f, uint64_t t_ns)
 {
     f->silent_until_ns = t_ns;
