@@ -17,7 +17,9 @@
  *    or before it), a Goal Current write acts from the step that holds it;
  *  - a reply arrives at max(request arrival + DRV_TURNAROUND_US, end of the previous reply) +
  *    its return delay (and --delay-us) + its bytes: replies follow one another on the half-duplex
- *    line, and each request's turnaround costs the host latency of drivers/bus_time.c;
+ *    line, and each request's turnaround costs the host latency of drivers/bus_time.c. Requests
+ *    and replies do not collide: a request sent while a late reply is still on the line arrives
+ *    whole (a real RS-485 bus could garble both);
  *  - the devices' housekeeping (Bus Watchdog, --alert-after) runs every SIMBUS_HOUSEKEEPING_NS
  *    of simulated time, and at every request;
  *  - --drop, --corrupt-crc, --wrong-id, --delay-us, --faults-after, --silent-after,
