@@ -56,7 +56,7 @@ static int exchange_once(drv *d, size_t len, uint8_t cmd, alk_frame *fr, size_t 
 {
     serial_flush_input(d->port);
     alk_framer_reset(&d->rx.alk);
-    uint64_t t0 = serial_now_ns();
+    uint64_t t0 = serial_now_ns(d->port);
     uint64_t deadline = t0 + bytes_ns(d, len + reply_bytes) + (uint64_t)d->cfg.timeout_us * 1000u;
     if (serial_write(d->port, d->tx, len, deadline) < 0) {
         drv_status s = errno == ETIMEDOUT ? DRV_ETIMEOUT : DRV_EIO;
@@ -109,7 +109,7 @@ static int exchange_once(drv *d, size_t len, uint8_t cmd, alk_frame *fr, size_t 
         }
         ssize_t n = 0; /* after the last read: a timeout */
         if (!last_read) {
-            last_read = serial_now_ns() >= deadline;
+            last_read = serial_now_ns(d->port) >= deadline;
             n = serial_read(d->port, chunk, sizeof chunk, deadline);
         }
         if (n < 0) {
@@ -170,7 +170,7 @@ static int alk_read(drv *d, drv_state *out, drv_fault *f)
     }
     drv_fill_state(d, out, ALK_AMPS_PER_UNIT, ALK_RPM_PER_UNIT);
     out->has_velocity = true;
-    out->host_time_ns = serial_now_ns();
+    out->host_time_ns = serial_now_ns(d->port);
     out->device_time_us = unwrap_time(d, s->head.time_us);
     return check_flags(d, s->head.flags, f);
 }

@@ -1,7 +1,7 @@
 /*
  * driver.c — the driver interface (drivers.h): checks the config's device mapping, opens the
- * port, dispatches to the protocol (dxl2.c, armlink.c), and the joint <-> servo conversions
- * both protocols share.
+ * port (or a caller's drv_link), dispatches to the protocol (dxl2.c, armlink.c), and the joint <->
+ * servo conversions both protocols share.
  */
 #include "drivers/driver_impl.h"
 
@@ -160,7 +160,9 @@ static int map_servos(drv *d, drv_fault *f)
     return 0;
 }
 
-drv *drv_open(const armd_config *cfg, drv_fault *f)
+/* The driver for cfg without its port: the config's device mapping checked, the servo table
+ * and the torque-off frame built. NULL with *f filled on a fault. */
+static drv *drv_create(const armd_config *cfg, drv_fault *f)
 {
     fault_clear(f);
     const cfg_driver *dc = &cfg->driver;
@@ -203,15 +205,46 @@ drv *drv_open(const armd_config *cfg, drv_fault *f)
     d->off_gap_ns = gap_ns < DRV_OFF_GAP_MIN_NS   ? DRV_OFF_GAP_MIN_NS
                     : gap_ns > DRV_OFF_GAP_MAX_NS ? DRV_OFF_GAP_MAX_NS
                                                   : (long)gap_ns;
+    dxl2_framer_reset(&d->rx.dxl);
+    return d;
+}
+
+/* drv_create, then the serial port of the config. */
+drv *drv_open(const armd_config *cfg, drv_fault *f)
+{
+    drv *d = drv_create(cfg, f);
+    if (!d) return NULL;
     char err[sizeof f->message];
-    d->port = serial_open(dc->port, dc->baud, err, sizeof err);
+    d->port = serial_open(cfg->driver.port, cfg->driver.baud, err, sizeof err);
     if (!d->port) {
         drv_fail(f, errno == EBUSY ? DRV_EBUSY : DRV_EIO, -1, "%s", err);
         free(d);
         return NULL;
     }
-    dxl2_framer_reset(&d->rx.dxl);
     return d;
+}
+
+/* drv_create, then a port on the caller's link, named after it in messages. */
+drv *drv_open_link(const armd_config *cfg, const drv_link *link, drv_fault *f)
+{
+    drv *d = drv_create(cfg, f);
+    if (!d) return NULL;
+    char err[sizeof f->message];
+    d->port = serial_open_link(link, err, sizeof err);
+    if (!d->port) {
+        drv_fail(f, DRV_ECONFIG, -1, "%s", err);
+        free(d);
+        return NULL;
+    }
+    /* fault messages name the port: here the link */
+    snprintf(d->cfg.port, sizeof d->cfg.port, "%s", link->name ? link->name : "link");
+    return d;
+}
+
+/* The port's clock [ns] (serial_now_ns). */
+uint64_t drv_now_ns(const drv *d)
+{
+    return serial_now_ns(d->port);
 }
 
 int drv_probe(drv *d, drv_fault *f)
@@ -295,7 +328,7 @@ static void write_all_raw(int fd, const uint8_t *buf, size_t len)
 
 void drv_torque_off_async(drv *d)
 {
-    if (!d || !d->port || d->off_len == 0) return;
+    if (!d || !d->port || d->off_len == 0 || serial_fd(d->port) < 0) return; /* a link: none */
     int saved = errno;
     serial_silence(d->port);
     int fd = serial_fd(d->port);

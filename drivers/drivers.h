@@ -9,7 +9,11 @@
  *    to play the device side of the same bytes.
  *
  * drv_read() and drv_write() are real-time safe: no allocation, no locks, no logging; they
- * block only in poll() on the serial descriptor with a deadline of timeout_us.
+ * block only in poll() on the serial descriptor with a deadline of timeout_us (or, on a
+ * drv_link, in the link's read).
+ *
+ * Clock: every deadline and time stamp of a driver is on its port's clock (drv_now_ns):
+ * CLOCK_MONOTONIC for a serial port, the link's own clock for a drv_link.
  */
 #ifndef ARMD_DRIVERS_H
 #define ARMD_DRIVERS_H
@@ -17,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "config/config.h"
 
@@ -57,7 +62,7 @@ typedef struct {
     double qd[CFG_MAX_JOINTS];  /* joint velocity [rad/s|m/s], valid when has_velocity */
     double tau[CFG_MAX_JOINTS]; /* measured joint torque from motor current [N m|N] */
     bool has_velocity;
-    uint64_t host_time_ns;   /* CLOCK_MONOTONIC when the reply was complete */
+    uint64_t host_time_ns;   /* when the reply was complete [ns, drv_now_ns's clock] */
     uint64_t device_time_us; /* device timestamp if the protocol has one, else 0 */
 } drv_state;
 
@@ -83,6 +88,34 @@ const drv_counters *drv_counters_get(const drv *d);
 /* The clock of the driver's port [ns] (CLOCK_MONOTONIC for a serial port). */
 uint64_t drv_now_ns(const drv *d);
 void drv_close(drv *d);
+
+/* A byte link the driver can run its protocol over instead of a serial port (armd --lockstep:
+ * an in-process simulated bus, tools/armsim/simbus.h). Called only from the thread that uses
+ * the driver. Times are the link's own clock [ns], which the driver then uses for every
+ * deadline and time stamp (drv_now_ns, drv_state.host_time_ns). */
+typedef struct {
+    void *ctx;
+    const char *name; /* the link in fault messages, e.g. "simulated bus" (NULL: "link") */
+    /* the link's clock now [ns] */
+    uint64_t (*now_ns)(void *ctx);
+    /* queues all n bytes for sending at now: 0, or -1 with errno set */
+    int (*write)(void *ctx, const uint8_t *data, size_t n);
+    /* bytes received by deadline_ns, at most cap: the clock advances to the arrival of the
+     * bytes returned, or to the deadline when none arrive (then 0); -1 (errno set) on a link
+     * error. A deadline already passed returns what has arrived, or 0, at once. */
+    ssize_t (*read)(void *ctx, uint8_t *buf, size_t cap, uint64_t deadline_ns);
+    /* discards the bytes received and not read yet (those still on the way are kept) */
+    void (*flush_input)(void *ctx);
+    /* lets ns pass: where the driver pauses (a serial port would nanosleep) */
+    void (*sleep_ns)(void *ctx, uint64_t ns);
+} drv_link;
+
+/* drv_open over a link instead of cfg->driver.port: the same checks, frames and protocol; the
+ * link is copied (its ctx must outlive the driver). drv_torque_off_async does nothing on it
+ * (there is no descriptor). DRV_ECONFIG when a callback is missing. */
+drv *drv_open_link(const armd_config *cfg, const drv_link *link, drv_fault *fault);
+/* The clock of the driver's port or link [ns]: CLOCK_MONOTONIC for a serial port. */
+uint64_t drv_now_ns(const drv *d);
 
 /* ------------------------------------------------------------------------------ torque off */
 /* Torque off on every configured device without a probe and without touching any other
@@ -110,8 +143,8 @@ int drv_torque_off_each(drv *d, drv_off_report report, void *ctx);
  * at least DRV_OFF_GAP_MIN_NS, at most DRV_OFF_GAP_MAX_NS; nanosleep). A request another thread
  * had already passed to write(2) before the silence can still be answered during the gap; that
  * window is a few instructions wide. Async-signal-safe: only write(2), nanosleep(2) and atomic
- * stores; no allocation, no locks; errno is kept. Does nothing for NULL. The driver is not
- * usable afterwards. */
+ * stores; no allocation, no locks; errno is kept. Does nothing for NULL or a driver on a
+ * drv_link. The driver is not usable afterwards. */
 void drv_torque_off_async(drv *d);
 #define DRV_OFF_GAP_MIN_NS 2000000L  /* 2 ms */
 #define DRV_OFF_GAP_MAX_NS 50000000L /* 50 ms */

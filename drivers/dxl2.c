@@ -42,11 +42,12 @@ static void note_quiet(drv *d, uint64_t now)
  * and a real quiet of the whole watchdog as at least half of it in one of two gaps. */
 static int send_buf(drv *d, const uint8_t *buf, size_t len, drv_fault *f)
 {
-    uint64_t start = serial_now_ns();
+    uint64_t start = serial_now_ns(d->port);
     note_quiet(d, start);
     serial_flush_input(d->port);
     dxl2_framer_reset(&d->rx.dxl);
-    uint64_t deadline = serial_now_ns() + bytes_ns(d, len) + (uint64_t)d->cfg.timeout_us * 1000u;
+    uint64_t deadline =
+        serial_now_ns(d->port) + bytes_ns(d, len) + (uint64_t)d->cfg.timeout_us * 1000u;
     if (serial_write(d->port, buf, len, deadline) < 0) {
         drv_status s = errno == ETIMEDOUT ? DRV_ETIMEOUT : DRV_EIO;
         drv_count(d, s);
@@ -63,7 +64,7 @@ static int send_tx(drv *d, size_t len, drv_fault *f)
     return send_buf(d, d->tx, len, f);
 }
 
-/* One transaction's replies are read until deadline_ns [CLOCK_MONOTONIC ns]; once it has
+/* One transaction's replies are read until deadline_ns [ns, the port's clock]; once it has
  * passed, one last read takes what already arrived and the window closes: bytes that keep
  * arriving (a babbling device, a noisy line) cannot hold the transaction past its deadline. */
 typedef struct {
@@ -90,7 +91,7 @@ static int next_packet(drv *d, dxl2_packet *pkt, rx_window *w, drv_fault *first,
             continue;
         }
         if (w->closed) return -1;
-        if (serial_now_ns() >= w->deadline_ns) w->closed = true; /* this read is the last */
+        if (serial_now_ns(d->port) >= w->deadline_ns) w->closed = true; /* this read is the last */
         ssize_t n = serial_read(d->port, chunk, sizeof chunk, w->deadline_ns);
         if (n < 0) {
             drv_count(d, DRV_EIO);
@@ -146,7 +147,8 @@ static int check_error_byte(drv *d, const dxl2_packet *p, drv_fault *f)
 static int transact_once(drv *d, size_t len, int id, int want, dxl2_packet *pkt, drv_fault *f)
 {
     if (send_tx(d, len, f) < 0) return -1;
-    rx_window w = {serial_now_ns() + bytes_ns(d, len + DXL2_STATUS_MIN + (size_t)(want + 1)) +
+    rx_window w = {serial_now_ns(d->port) +
+                       bytes_ns(d, len + DXL2_STATUS_MIN + (size_t)(want + 1)) +
                        (uint64_t)(d->cfg.timeout_us + d->cfg.return_delay_us) * 1000u,
                    false};
     bool have = false;
@@ -262,7 +264,7 @@ static int state_once(drv *d, drv_fault *f, bool *data_ok)
     for (int i = 0; i < d->n_servos; i++) d->servo[i].seen = false;
     if (send_buf(d, d->tx_state, d->tx_state_len, f) < 0) return -1;
     size_t n_delay = d->cfg.fast_sync_read ? 1 : (size_t)d->n_servos;
-    rx_window w = {serial_now_ns() + bytes_ns(d, state_reply_bytes(d) + d->tx_state_len) +
+    rx_window w = {serial_now_ns(d->port) + bytes_ns(d, state_reply_bytes(d) + d->tx_state_len) +
                        (uint64_t)d->cfg.timeout_us * 1000u +
                        (uint64_t)n_delay * (uint64_t)d->cfg.return_delay_us * 1000u,
                    false};
@@ -358,7 +360,7 @@ static int build_state_request(drv *d, drv_fault *f)
  * made again at the next read until every servo answered. */
 static int check_bus_watchdog(drv *d, drv_fault *f)
 {
-    note_quiet(d, serial_now_ns());
+    note_quiet(d, serial_now_ns(d->port));
     if (!d->enabled) d->wd_quiet_ms = 0;
     if (d->wd_quiet_ms == 0) return 0;
     for (int i = 0; i < d->n_servos; i++) {
@@ -388,7 +390,7 @@ static int dxl_read(drv *d, drv_state *out, drv_fault *f)
         if (data_ok) {
             drv_fill_state(d, out, DXL2_CURRENT_UNIT_A, DXL2_VELOCITY_UNIT_RPM);
             out->has_velocity = true;
-            out->host_time_ns = serial_now_ns();
+            out->host_time_ns = serial_now_ns(d->port);
             out->device_time_us = 0;
         }
         if (r == 0) return 0;

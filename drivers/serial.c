@@ -1,8 +1,9 @@
 /*
- * serial.c — the serial transport (see serial.h): libserialport for opening and configuring,
- * ppoll() on its descriptor for microsecond deadlines. The port is claimed exclusively before it
- * is configured: a second armd on the same port would probe (and so disable) the servos under
- * a running arm.
+ * serial.c — the transport (see serial.h): a serial port through libserialport for opening and
+ * configuring, ppoll() on its descriptor for microsecond deadlines; or a drv_link, every call
+ * forwarded to it. The serial port is claimed exclusively before it is configured: a second
+ * armd on the same port would probe (and so disable) the servos under a running arm. Runs on
+ * the driver's thread; serial_silence also from a signal handler.
  */
 #include "drivers/serial.h"
 
@@ -24,16 +25,57 @@
 
 struct serial_port {
     struct sp_port *sp;
-    int fd;      /* the descriptor data goes through */
+    int fd;      /* the descriptor data goes through; -1 for a link */
     int lock_fd; /* holds the flock() claim: fd itself, or a second descriptor beside sp's */
     atomic_int silenced; /* serial_silence(): writes refused from then on */
+    bool is_link;        /* a drv_link port: every call goes to link */
+    drv_link link;
 };
 
-uint64_t serial_now_ns(void)
+/* CLOCK_MONOTONIC now [ns]. */
+static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The port's clock [ns]: CLOCK_MONOTONIC, or the link's. */
+uint64_t serial_now_ns(const serial_port *p)
+{
+    return p->is_link ? p->link.now_ns(p->link.ctx) : monotonic_ns();
+}
+
+/* Sleeps ns on CLOCK_MONOTONIC (a link: its sleep_ns), restarted after signals. */
+void serial_sleep_ns(serial_port *p, uint64_t ns)
+{
+    if (p->is_link) {
+        p->link.sleep_ns(p->link.ctx, ns);
+        return;
+    }
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+/* A port that forwards every call to a copy of link. */
+serial_port *serial_open_link(const drv_link *link, char *err, size_t errlen)
+{
+    if (!link || !link->now_ns || !link->write || !link->read || !link->flush_input ||
+        !link->sleep_ns) {
+        snprintf(err, errlen,
+                 "link: now_ns, write, read, flush_input and sleep_ns must all be given");
+        return NULL;
+    }
+    serial_port *p = calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, errlen, "link: out of memory");
+        return NULL;
+    }
+    p->fd = p->lock_fd = -1;
+    p->is_link = true;
+    p->link = *link;
+    return p;
 }
 
 /* Formats "what: libserialport's last error" into err. */
@@ -223,6 +265,10 @@ serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)
 void serial_close(serial_port *p)
 {
     if (!p) return;
+    if (p->is_link) {
+        free(p);
+        return;
+    }
     if (p->fd >= 0) (void)ioctl(p->fd, TIOCNXCL);
     if (p->sp) {
         sp_close(p->sp);
@@ -244,7 +290,9 @@ void serial_silence(serial_port *p)
 
 void serial_flush(serial_port *p)
 {
-    if (p->sp)
+    if (p->is_link)
+        p->link.flush_input(p->link.ctx);
+    else if (p->sp)
         (void)sp_flush(p->sp, SP_BUF_BOTH);
     else
         (void)tcflush(p->fd, TCIOFLUSH);
@@ -254,7 +302,7 @@ void serial_flush(serial_port *p)
 static int wait_fd(int fd, short events, uint64_t deadline_ns)
 {
     for (;;) {
-        uint64_t now = serial_now_ns();
+        uint64_t now = monotonic_ns();
         if (now >= deadline_ns) return 0;
         uint64_t left = deadline_ns - now;
         struct timespec ts = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
@@ -281,6 +329,7 @@ int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadlin
         errno = EPIPE;
         return -1;
     }
+    if (p->is_link) return p->link.write(p->link.ctx, data, n);
     size_t done = 0;
     while (done < n) {
         ssize_t w = write(p->fd, data + done, n - done);
@@ -301,6 +350,7 @@ int serial_write(serial_port *p, const uint8_t *data, size_t n, uint64_t deadlin
 
 ssize_t serial_read(serial_port *p, uint8_t *buf, size_t cap, uint64_t deadline_ns)
 {
+    if (p->is_link) return p->link.read(p->link.ctx, buf, cap, deadline_ns);
     for (;;) {
         ssize_t r = read(p->fd, buf, cap);
         if (r > 0) return r;
@@ -320,7 +370,9 @@ ssize_t serial_read(serial_port *p, uint8_t *buf, size_t cap, uint64_t deadline_
 
 void serial_flush_input(serial_port *p)
 {
-    if (p->sp)
+    if (p->is_link)
+        p->link.flush_input(p->link.ctx);
+    else if (p->sp)
         (void)sp_flush(p->sp, SP_BUF_INPUT);
     else
         (void)tcflush(p->fd, TCIFLUSH);

@@ -70,9 +70,22 @@ static fake_port *port_of(serial_port *p, const char *what)
     return p->fp;
 }
 
-uint64_t serial_now_ns(void)
+uint64_t serial_now_ns(const serial_port *p)
 {
+    (void)p;
     return current ? current->now_ns : 0;
+}
+
+void serial_sleep_ns(serial_port *p, uint64_t ns)
+{
+    port_of(p, "sleep")->now_ns += ns;
+}
+
+serial_port *serial_open_link(const drv_link *link, char *err, size_t errlen)
+{
+    (void)link;
+    snprintf(err, errlen, "the fake port has no link");
+    return NULL;
 }
 
 serial_port *serial_open(const char *path, int baud, char *err, size_t errlen)

@@ -1,5 +1,6 @@
 /*
- * faults.c — seeded fault injection (splitmix64) and the clock helpers of armsim.
+ * faults.c — seeded fault injection (splitmix64): the decisions of faults.h, on the devices'
+ * thread and clock.
  */
 #include "tools/armsim/faults.h"
 
@@ -49,6 +50,7 @@ static double elapsed(const armsim_faults *f, uint64_t now_ns)
 
 bool faults_silent(armsim_faults *f, uint64_t now_ns)
 {
+    if (now_ns < f->silent_until_ns) return true;
     return f->silent_after >= 0.0 && elapsed(f, now_ns) >= f->silent_after;
 }
 
@@ -77,8 +79,25 @@ long faults_delay_us(const armsim_faults *f)
     return f->armed ? f->delay_us : 0;
 }
 
+/* Sets the replies still to lose (faults_drop_reply takes them first). */
+void faults_lose_replies(armsim_faults *f, int count)
+{
+    f->lose = count > 0 ? count : 0;
+}
+
+/* Sets the end of the silence faults_silent honours [ns]. */
+void faults_silence_until(armsim_faults *f, uint64_t t_ns)
+{
+    f->silent_until_ns = t_ns;
+}
+
 bool faults_drop_reply(armsim_faults *f)
 {
+    if (f->lose > 0) {
+        f->lose--;
+        f->n_dropped++;
+        return true;
+    }
     if (!f->armed || f->drop <= 0.0 || faults_uniform(f) >= f->drop) return false;
     f->n_dropped++;
     return true;

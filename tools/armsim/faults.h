@@ -1,6 +1,8 @@
 /*
  * faults.h — fault injection decisions, deterministic for a given --seed, and the random
- * numbers for encoder noise. Used only by the device thread (not thread-safe).
+ * numbers for encoder noise. Used only by the device thread (not thread-safe): the armsim
+ * program's serving loop, or the in-process bus's caller. Times are on the devices' clock
+ * (CLOCK_MONOTONIC, or the simulated clock in process) [ns].
  */
 #ifndef ARMSIM_FAULTS_H
 #define ARMSIM_FAULTS_H
@@ -16,7 +18,9 @@ typedef struct {
     double silent_after, alert_after; /* [s], < 0 = never */
     double faults_after;              /* per-reply faults act from then on [s] */
     bool armed;                       /* per-reply faults active (set by faults_arm) */
-    uint64_t start_ns;                /* CLOCK_MONOTONIC at start */
+    uint64_t start_ns;                /* the clock at start */
+    int lose;                         /* replies still to lose at once (faults_lose_replies) */
+    uint64_t silent_until_ns;         /* requests ignored before this (faults_silence_until) */
     uint64_t rng;                     /* splitmix64 state */
     uint64_t rng_noise;
     bool alert_fired;
@@ -36,6 +40,10 @@ bool faults_alert_due(armsim_faults *f, uint64_t now_ns);
 /* Moves --faults-after, and --silent-after and --alert-after where given and still ahead, to
  * now (SIGUSR1: a test starts the faults once its arm is ready). */
 void faults_start_now(armsim_faults *f, uint64_t now_ns);
+/* The next count replies are lost, whatever --faults-after says (a test's chosen moment). */
+void faults_lose_replies(armsim_faults *f, int count);
+/* The devices ignore every request until t_ns (a test's chosen moment). */
+void faults_silence_until(armsim_faults *f, uint64_t t_ns);
 /* Arms the per-reply faults once --faults-after has passed; call before each request. */
 void faults_arm(armsim_faults *f, uint64_t now_ns);
 /* Extra reply delay now in force [us]. */

@@ -1,7 +1,7 @@
 /*
  * main.c — armsim: a simulated arm behind a pseudo-terminal (see --help). Sets up the pieces
- * (config, physics thread, truth logger, pty, device) and runs the device side: read request
- * bytes, answer them, until SIGINT/SIGTERM.
+ * (config, physics thread, truth logger, pty, device) and runs the device side on the main
+ * thread: read request bytes, answer them, until SIGINT/SIGTERM. Everything on CLOCK_MONOTONIC.
  */
 #include <errno.h>
 #include <poll.h>
@@ -14,7 +14,15 @@
 
 #include "config/config.h"
 #include "tools/armsim/device.h"
+#include "tools/armsim/pty.h"
 #include "tools/armsim/simclock.h"
+
+/* device_out for the pty: sleeps the reply's delay [us], then writes it to the master. */
+static void pty_send(void *ctx, const uint8_t *buf, size_t n, long delay_us)
+{
+    armsim_sleep_us(delay_us);
+    pty_write_all(ctx, buf, n);
+}
 
 /* Loads and validates the INI; prints the report on errors (and warnings). NULL on errors. */
 static armd_config *load_config(const char *path)
@@ -59,12 +67,12 @@ static bool take_signal(const device_env *env, int sfd, uint64_t now)
     return false;
 }
 
-/* Serves the line until a termination signal arrives. */
-static void serve(const device_env *env, sim_device *dev, int sfd)
+/* Serves the line (the pty's master) until a termination signal arrives. */
+static void serve(const device_env *env, const armsim_pty *pty, sim_device *dev, int sfd)
 {
     uint8_t buf[4096];
     for (;;) {
-        struct pollfd pfd[2] = {{.fd = env->pty->master, .events = POLLIN},
+        struct pollfd pfd[2] = {{.fd = pty->master, .events = POLLIN},
                                 {.fd = sfd, .events = POLLIN}};
         int r = poll(pfd, 2, 5);
         uint64_t now = armsim_now_ns();
@@ -74,7 +82,7 @@ static void serve(const device_env *env, sim_device *dev, int sfd)
         }
         if (r > 0 && (pfd[1].revents & POLLIN) && take_signal(env, sfd, now)) return;
         if (r > 0 && (pfd[0].revents & POLLIN)) {
-            ssize_t n = read(env->pty->master, buf, sizeof buf);
+            ssize_t n = read(pty->master, buf, sizeof buf);
             faults_arm(env->faults, now);
             if (n > 0 && !faults_silent(env->faults, now))
                 dev->feed(dev->self, buf, (size_t)n, now);
@@ -89,6 +97,7 @@ int main(int argc, char **argv)
 {
     armsim_options opt;
     int rc = armsim_parse_options(argc, argv, &opt, stderr);
+    if (rc == 0) rc = armsim_check_program_options(&opt, stderr);
     if (rc != 0) return rc > 0 ? 0 : 2;
     int sfd = signal_fd(); /* before any thread starts, so all inherit the mask */
     armd_config *cfg = load_config(opt.config_path);
@@ -109,7 +118,8 @@ int main(int argc, char **argv)
     }
     truth_log *truth = NULL;
     if (opt.truth_path && !opt.print_model) {
-        truth = physics_open_truth(phys, cfg, opt.truth_path, opt.truth_decimate, err, sizeof err);
+        truth = physics_open_truth(phys, cfg, opt.truth_path, opt.truth_decimate,
+                                   TRUTH_WRITER_THREAD, err, sizeof err);
         if (!truth) {
             fprintf(stderr, "armsim: %s\n", err);
             physics_free(phys);
@@ -134,7 +144,7 @@ int main(int argc, char **argv)
     uint64_t start = armsim_now_ns();
     armsim_faults faults;
     faults_init(&faults, &opt, start);
-    device_env env = {cfg, &opt, phys, &faults, &pty};
+    device_env env = {cfg, &opt, phys, &faults, {&pty, pty_send}};
     sim_device dev;
     rc = proto == PROTO_ARMLINK ? armlink_device_create(&env, &dev, err, sizeof err)
                                 : dxl2_device_create(&env, &dev, err, sizeof err);
@@ -150,7 +160,7 @@ int main(int argc, char **argv)
     printf("armsim: ready on %s -> %s (%s)\n", opt.link_path, pty.slave_name, dev.summary);
     fflush(stdout);
 
-    serve(&env, &dev, sfd);
+    serve(&env, &pty, &dev, sfd);
 
     physics_stop(phys);
     physics_stats st;

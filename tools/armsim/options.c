@@ -1,5 +1,7 @@
 /*
- * options.c — parses armsim's command line (getopt_long) with range checks on every value.
+ * options.c — parses armsim's command line (getopt_long) with range checks on every value, for
+ * the armsim program and for a host program that runs the arm in process (simbus.h). Prints
+ * only on --help (the usage, to stdout) and on errors (to err).
  */
 #include "tools/armsim/options.h"
 
@@ -43,78 +45,6 @@ enum {
     OPT_PUSH,
     OPT_WALL
 };
-
-void armsim_print_usage(FILE *out)
-{
-    fputs(
-        "usage: armsim -c CONFIG --link PATH [--protocol dxl2|armlink] [--truth FILE.csv] "
-        "[options]\n"
-        "Simulates the arm described by CONFIG behind a pseudo-terminal reachable as PATH.\n"
-        "\n"
-        "  -c, --config FILE         the armd INI file (required)\n"
-        "      --link PATH           symlink to the pty slave (required; a stale symlink is\n"
-        "                            replaced, removed on exit)\n"
-        "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
-        "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,\n"
-        "                            tool_x,tool_y,tool_z,mono at every physics step (columns:\n"
-        "                            see README)\n"
-        "      --truth-decimate N    log every Nth step only (default 1)\n"
-        "physics:\n"
-        "      --rate HZ             physics steps per second (default 10000)\n"
-        "      --model OTHER.ini     simulate the arm model of another INI (same joints)\n"
-        "      --mass-scale K        multiply every link mass and inertia by K\n"
-        "      --payload M,X,Y,Z     the tool holds a point mass M [kg] at X,Y,Z [m] of the\n"
-        "                            tool frame (in place of the config's payload)\n"
-        "      --perturb SEED        every link differs from the config, reproducibly: mass,\n"
-        "                            COM coordinates, principal moments x (1 +- 30 %),\n"
-        "                            friction x (1 +- 50 %) (drawn from SEED, logged)\n"
-        "      --print-model         print the [joint] dynamics keys of the arm simulated (after\n"
-        "                            the options above) as an INI drop-in, then exit\n"
-        "      --q0 Q1,Q2,..         initial joint positions [rad|m] (default 0, clamped into\n"
-        "                            the limits)\n"
-        "      --no-gravity          simulate without gravity\n"
-        "      --friction-smoothing V  Coulomb smoothing band [rad/s] (default: automatic)\n"
-        "      --noise COUNTS        encoder noise, standard deviation in counts\n",
-        out);
-    fputs("contact (external forces, in the truth file as ext1..extn and wall_force):\n"
-          "      --push T,JOINT,TORQUE,DURATION  from simulated time T [s] for DURATION [s]\n"
-          "                            an external TORQUE [N m, N if prismatic] acts on JOINT\n"
-          "                            (1-based, config order); repeatable, up to 8, they add\n"
-          "      --wall AXIS,POSITION,STIFFNESS  a one-sided spring on the tool point, base\n"
-          "                            frame: AXIS x|y|z|-x|-y|-z, the wall fills the half-space\n"
-          "                            beyond POSITION [m] along AXIS (z,0.3: z > 0.3; -z,0.1:\n"
-          "                            z < 0.1) and pushes back with STIFFNESS [N/m] times the\n"
-          "                            depth (plus a little damping while inside)\n"
-          "faults:\n"
-          "      --drop FRACTION       drop that fraction of replies\n"
-          "      --corrupt-crc FRACTION  send that fraction of replies with a wrong CRC\n"
-          "      --wrong-id FRACTION   send that fraction of replies with a wrong device ID\n"
-          "      --delay-us N          delay every reply by N microseconds\n"
-          "      --faults-after S      drop/corrupt/wrong-id/delay only after S seconds (lets a\n"
-          "                            driver probe first; default 0); SIGUSR1 starts them at\n"
-          "                            once (a test does so when its arm is ready)\n"
-          "      --silent-after S      stop answering (and obeying) after S seconds, or at\n"
-          "                            SIGUSR1 if that comes first\n"
-          "      --alert-after S       raise a hardware alert after S seconds, or at SIGUSR1\n"
-          "                            if that comes first (dxl2: overload error + alert bit,\n"
-          "                            torque off; armlink: fault flag)\n"
-          "      --alert-id ID         servo/joint ID for --alert-after (default: first ID)\n"
-          "      --seed N              seed for noise and faults (default 1)\n"
-          "other:\n"
-          "      --model-number N      dxl2 model number reported (default 1020, XM430-W350)\n"
-          "      --current-limit AMPS  every servo's Current Limit (dxl2 address 38, rounded to\n"
-          "                            2.69 mA; armlink: each channel's clamp), e.g. to play\n"
-          "                            an undersized servo. Default: sized for the config: the\n"
-          "                            model's default (XM430 3.21 A, XM540 5.51 A) or, if\n"
-          "                            larger, what the joint's torque limit needs per servo\n"
-          "                            (at most 32767 x 2.69 mA = 88.1 A). Goal currents\n"
-          "                            beyond it are refused (data limit error), as a servo does\n"
-          "      --quiet               no statistics on exit\n"
-          "  -h, --help                this text\n"
-          "Prints 'armsim: ready on PATH -> /dev/pts/N (...)' once it answers. SIGINT/SIGTERM:\n"
-          "flush the truth file, remove PATH, exit 0.\n",
-          out);
-}
 
 /* Parses a finite double in [lo, hi]; 0 on success. */
 static int parse_double(const char *opt, const char *s, double lo, double hi, double *out,
@@ -305,6 +235,7 @@ static int parse_q0(const char *s, armsim_options *o, FILE *err)
     return 0;
 }
 
+/* See options.h. */
 int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
 {
     static const struct option longopts[] = {
@@ -352,7 +283,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
     o->model_number = DXL2_MODEL_XM430_W350;
     o->current_limit_a = -1.0;
 
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc starts afresh even after a host program's own getopt */
     opterr = 0;
     int c;
     long l = 0;
@@ -482,6 +413,12 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         fprintf(err, "armsim: unexpected argument '%s' (see --help)\n", argv[optind]);
         return -1;
     }
+    return 0;
+}
+
+/* The armsim program's required options. */
+int armsim_check_program_options(const armsim_options *o, FILE *err)
+{
     if (!o->config_path) {
         fprintf(err, "armsim: -c CONFIG is required (see --help)\n");
         return -1;

@@ -1,5 +1,7 @@
 /*
- * options.h — armsim's command line, parsed into plain values (no side effects).
+ * options.h — armsim's command line, parsed into plain values (no side effects): the armsim
+ * program's, and the same options given to a host that runs the arm in process (armd
+ * --lockstep [ARMSIM OPTIONS], simbus.h).
  */
 #ifndef ARMSIM_OPTIONS_H
 #define ARMSIM_OPTIONS_H
@@ -33,7 +35,7 @@ typedef struct {
 
 typedef struct {
     const char *config_path; /* -c: the INI armd uses */
-    const char *link_path;   /* --link: symlink made to the pty slave */
+    const char *link_path;   /* --link: symlink made to the pty slave (the program only) */
     const char *truth_path;  /* --truth: ground-truth CSV, NULL = none */
     const char *model_path;  /* --model: INI whose arm model is simulated instead */
     armsim_protocol protocol;
@@ -67,9 +69,16 @@ typedef struct {
     armsim_wall wall;
 } armsim_options;
 
-/* Fills *o from argv. Returns 0 to run, 1 when --help was printed, -1 on a usage error (the
- * message names the option and the problem and is printed to err). */
+/* Fills *o from argv[1..argc) (argv[0] is a program name, skipped) with the defaults for what is
+ * not given; checks every value, not whether the options a use needs are there (the armsim
+ * program: armsim_check_program_options; a host running the arm in process supplies the
+ * config itself and refuses --link: simbus_create). Prints nothing on success. Returns 0,
+ * 1 when --help was printed (to stdout), -1 on a usage error (the message names the option and
+ * the problem and is printed to err). The strings in *o point into argv. */
 int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err);
+/* The armsim program's needs: -c, and --link unless --print-model. 0, or -1 with a message on
+ * err. */
+int armsim_check_program_options(const armsim_options *o, FILE *err);
 void armsim_print_usage(FILE *out);
 
 #endif

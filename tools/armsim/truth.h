@@ -11,7 +11,8 @@
  *               without one;
  *   tool_x, tool_y, tool_z  the tool point after the step, base frame [m];
  *   mono        the CLOCK_MONOTONIC time [s] the row's t stands for (armsim's start + t): the
- *               clock of armd's `mono`, so the two join without fitting an offset.
+ *               clock of armd's `mono`, so the two join without fitting an offset; in process
+ *               (simbus.h) the simulated clock's, which a driver on the bus also uses.
  * A flexible arm (a link with flex_modes) adds, after mono, its modal coordinates, named
  * "JOINT_yK", "JOINT_zK", "JOINT_xK" (link of joint JOINT, bending along y_b / z_b [m at the
  * tip: the shapes are normalised to |D_k(L)| = 2, so the tip moves 2 x this] or torsion [rad],
@@ -20,8 +21,12 @@
  * The first row (t = 0) is the initial state, with tau = 0, no push, and the wall at q0.
  * Readers should find columns by their header names: columns may be added at the end.
  *
- * The physics thread pushes records into a lock-free single-producer ring; a writer thread
- * drains it to the file, so file I/O never blocks the physics step.
+ * Two ways of writing (truth_mode):
+ *  - TRUTH_WRITER_THREAD (the armsim program, real time): the physics thread pushes records into
+ *    a lock-free single-producer ring and a writer thread drains it to the file, so file I/O
+ *    never blocks the physics step; a record that finds the ring full is lost (counted);
+ *  - TRUTH_SYNCHRONOUS (in process, simulated time): each record is written to the file's buffer
+ *    as it is pushed, on the pushing thread; none is lost, time simply waits for the disk.
  */
 #ifndef ARMSIM_TRUTH_H
 #define ARMSIM_TRUTH_H
@@ -31,19 +36,23 @@
 
 typedef struct truth_log truth_log;
 
+typedef enum { TRUTH_WRITER_THREAD, TRUTH_SYNCHRONOUS } truth_mode;
+
 /* Creates PATH (truncating), writes the header (extra_header: ",name,..." of the n_extra
- * columns after mono, or NULL with n_extra 0) and starts the writer thread. NULL with err on
- * failure. */
+ * columns after mono, or NULL with n_extra 0) and, for TRUTH_WRITER_THREAD, starts the writer
+ * thread. NULL with err on failure. */
 truth_log *truth_open(const char *path, int n, int decimate, const char *extra_header, int n_extra,
-                      char *err, size_t errlen);
-/* Real-time side: queues one record (every decimate-th call), the columns above (time = t,
- * ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p]; extra: n_extra values
- * or NULL when n_extra is 0). Never blocks; when
- * the ring is full the record is counted as lost. */
+                      truth_mode mode, char *err, size_t errlen);
+/* Records one row (every decimate-th call), the columns above (time = t, mono: the clock of
+ * t [s]; q, qd, tau, ext: n entries each; tool: the tool pose of dyn_fk, row-major [R | p];
+ * extra: n_extra values or NULL when n_extra is 0). TRUTH_WRITER_THREAD: queues it, never
+ * blocks, counts it as lost when the ring is full. TRUTH_SYNCHRONOUS: writes it (buffered); a
+ * row the file refused counts as lost. Allocates nothing. */
 void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
                 const double *tau, const double *ext, double wall_force, const double *tool,
                 const double *extra);
-/* Drains the ring, flushes, closes the file and joins the writer. Returns records lost. */
+/* Drains the ring, flushes, closes the file and joins the writer. Returns records lost (for
+ * TRUTH_SYNCHRONOUS: rows the file refused, also at the final flush). */
 uint64_t truth_close(truth_log *t);
 
 #endif
