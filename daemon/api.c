@@ -18,6 +18,7 @@
 
 #include "daemon/api_internal.h"
 #include "daemon/log.h"
+#include "daemon/payload_est.h"
 
 #define API_READ_CHUNK 65536
 #define API_DRAIN_S    0.01 /* telemetry/event fan-out period [s] */
@@ -416,7 +417,8 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
     s->samples = calloc((size_t)s->samples_cap, sizeof *s->samples);
     s->events_cap = 64;
     s->events = calloc((size_t)s->events_cap, sizeof *s->events);
-    if (!s->samples || !s->events) {
+    s->est = payload_est_create(loop, c);
+    if (!s->samples || !s->events || !s->est) {
         api_close(s);
         snprintf(err, err_len, "out of memory");
         return NULL;
@@ -434,7 +436,7 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
 void api_close(api_server *s)
 {
     if (!s) return;
-    api_payload_estimate_abort(s, "armd is stopping (the arm holds where it is until then)");
+    payload_est_abort(s->est, "armd is stopping (the arm holds where it is until then)");
     for (api_client *cl = s->clients; cl; cl = cl->next) {
         client_flush(cl);
         api_client_drop(cl, NULL);
@@ -444,7 +446,7 @@ void api_close(api_server *s)
         cl->wait_id = NULL;
         cl->waiting = false;
     }
-    api_payload_estimate_free(s);
+    payload_est_free(s->est);
     api_reap(s);
     api_sched_stop(s);
     ev_io_stop(s->loop, &s->accept_io);

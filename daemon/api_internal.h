@@ -11,7 +11,8 @@
  *                  from the control thread (ctl_poll) back to the waiting client
  *   api_methods.c  parsing a request line, the method table, the methods
  *   api_params.c   checking a request's params (shared by the method files)
- *   api_payload.c  the payload methods (payload_est.c runs payload.estimate)
+ *   api_payload.c  the payload methods; payload.estimate starts the payload procedure
+ *                  (payload_est.h: control.h only, no socket) with the client's reply target
  *   telemetry.c    samples and events out to subscribers
  */
 #ifndef ARMD_API_INTERNAL_H
@@ -21,7 +22,6 @@
 #include <stdbool.h>
 
 #include "daemon/api.h"
-#include "daemon/payload_fit.h"
 
 #define API_LINES_PER_TURN 8 /* requests run per client per loop iteration */
 /* a client whose unsent output is above this gets no more requests run until it reads */
@@ -79,7 +79,9 @@ struct api_server {
     int samples_cap;
     ctl_event *events;
     int events_cap;
-    struct payload_est *est; /* payload.estimate's state (payload_est.c), NULL until used */
+    /* the payload procedure (payload_est.h): made by api_open, started by payload.estimate
+     * (api_payload.c), ended and freed by api_close */
+    struct payload_est *est;
 };
 
 /* An error for the reply: code word and message. */
@@ -167,28 +169,6 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz);
  * CLOCK_REALTIME time [s since the epoch] (the realtime clock's present offset from the
  * monotonic one applied: a clock step moves later stamps, never the monotonic ones). */
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
-
-/* ------------------------------------------------------------------------ payload_est.c */
-typedef struct payload_est payload_est;
-/* payload.estimate's request: the poses to move through (n_poses 0 = the default ones), the
- * duration of each move (0 = the shortest the limits allow) and whether to apply the result. */
-typedef struct {
-    int n_poses;
-    double poses[PAYLOAD_FIT_MAX_POSES][CFG_MAX_JOINTS];
-    double move_time;
-    bool apply;
-} api_payload_request;
-/* Starts an estimate for the client (which waits for its reply); API_PENDING, or API_ERROR
- * with *e (busy, or the arm not holding at rest). */
-int api_payload_estimate_start(api_client *cl, const api_payload_request *rq, api_err *e);
-/* True while an estimate takes telemetry samples; _feed gives it one (telemetry.c). */
-bool api_payload_estimate_running(const struct api_server *s);
-void api_payload_estimate_feed(struct api_server *s, const ctl_sample *sm);
-/* Ends a running estimate with an "aborted" error reply saying why (armd stopping). */
-void api_payload_estimate_abort(struct api_server *s, const char *why);
-/* Stops a running estimate without replying (server shutdown); _free also frees its state. */
-void api_payload_estimate_stop(struct api_server *s);
-void api_payload_estimate_free(struct api_server *s);
 
 /* JSON helpers (api_params.c). A vector of n doubles; non-finite values become null. */
 json_t *api_json_vector(const double *v, int n);

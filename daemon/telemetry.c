@@ -2,7 +2,8 @@
  * telemetry.c — fans the control thread's samples and events out to subscribed clients:
  * "telemetry" notifications (time [s], mono and wall clock stamps, q, qd, tau, tau_meas, q_des,
  * qd_des, ext, state) decimated from the loop rate, and "state", "fault", "trajectory_done",
- * "collision" events (time, mono, wall) to every subscriber.
+ * "collision" events (time, mono, wall) to every subscriber. Samples are read only while
+ * someone subscribes (the payload procedure reads its own).
  */
 #include <math.h>
 #include <stdio.h>
@@ -129,15 +130,13 @@ void api_telemetry_drain(api_server *s)
         }
         if (k < s->events_cap) break;
     }
-    bool estimate = api_payload_estimate_running(s);
-    if (s->n_subscribers == 0 && !estimate) return;
+    if (s->n_subscribers == 0) return;
     int n = ctl_config(s->c)->n_joints;
     static char line[24 * 1024];
     for (;;) {
         int k = ctl_samples_read(s->c, &s->sample_cursor, s->samples, s->samples_cap);
         for (int i = 0; i < k; i++) {
             const ctl_sample *sm = &s->samples[i];
-            if (estimate) api_payload_estimate_feed(s, sm);
             size_t len = 0;
             for (api_client *cl = s->clients; cl; cl = cl->next) {
                 if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;
