@@ -442,8 +442,8 @@ void api_close(api_server *s)
         api_client_drop(cl, NULL);
     }
     for (api_client *cl = s->clients; cl; cl = cl->next) {
-        json_decref(cl->wait_id); /* the control thread's answers are not awaited any more */
-        cl->wait_id = NULL;
+        json_decref(cl->wait.id); /* the control thread's answers are not awaited any more */
+        cl->wait.id = NULL;
         cl->waiting = false;
     }
     payload_est_free(s->est);

@@ -9,8 +9,10 @@
  *   api_sched.c    which client's requests run when: a few lines per client per loop
  *                  iteration, one command waiting for the control thread per client, answers
  *                  from the control thread (ctl_poll) back to the waiting client
- *   api_methods.c  parsing a request line, the method table, the methods
- *   api_params.c   checking a request's params (shared by the method files)
+ *   api_methods.c  parsing a request line, the method table, the methods, the replies; a
+ *                  command's answer goes to the reply target the scheduler hands it
+ *   api_params.c   checking a request's params, the reply target a method hands to its
+ *                  command (api_reply_to), JSON forms (shared by the method files)
  *   api_payload.c  the payload methods; payload.estimate starts the payload procedure
  *                  (payload_est.h: control.h only, no socket) with the client's reply target
  *   telemetry.c    samples and events out to subscribers
@@ -28,8 +30,17 @@
 #define API_OUTPUT_THROTTLE (256 * 1024)
 
 struct api_client;
-/* Builds a command's result from the control thread's answer (NULL: out of memory). */
+struct api_server;
+/* Builds a command's result from its answer (NULL: out of memory). */
 typedef json_t *(*api_build_fn)(struct api_client *cl, const ctl_result *res);
+
+/* A request whose reply waits for its command's answer (the client's next request waits for
+ * it, so replies keep the order of the requests). api_sched.c's; api_dispatch fills it. */
+typedef struct {
+    json_t *id;         /* the request's id, a reference (NULL: no reply wanted) */
+    api_build_fn build; /* its result from the answer (NULL: {}) */
+    char what[96];      /* what to log once it succeeded ("" = nothing) */
+} api_wait;
 
 typedef struct api_client {
     struct api_server *srv;
@@ -48,12 +59,8 @@ typedef struct api_client {
     ev_tstamp out_progress; /* loop time the output queue last moved (or started) */
     ev_tstamp last_input;   /* loop time of the last bytes received (or the connect) */
     unsigned decimation;    /* telemetry every decimation-th tick */
-    /* the command waiting for the control thread's answer; the client's next request waits
-     * for it, so replies keep the order of the requests */
-    bool waiting;
-    json_t *wait_id;         /* the request's id (NULL: no reply wanted) */
-    api_build_fn wait_build; /* its result from the answer */
-    char wait_what[96];      /* what to log once it succeeded */
+    bool waiting; /* api_sched.c's: a command's answer is owed (the transport keeps the client) */
+    api_wait wait;
     struct api_client *next;
 } api_client;
 
@@ -114,19 +121,28 @@ void api_sched_kick(struct api_server *s);
 /* Starts the scheduler's watchers on the server's loop. */
 void api_sched_start(struct api_server *s);
 void api_sched_stop(struct api_server *s);
-/* Where a method's command sends its answer: to the client, whose reply `build` then makes;
- * what names the command in the log. The caller marks the client waiting (api_dispatch). */
-ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what);
+/* Runs one request line for the client (api_dispatch with a reply target back to it); a
+ * command's reply, and the client's next request, wait for its answer. */
+void api_sched_request(api_client *cl, const char *line, size_t len);
 
 /* ----------------------------------------------------------------------- api_params.c */
-/* What a method gets: the client, its server, the control thread, the number of joints. */
+/* What a method gets: the client, its server, the control thread, the number of joints, and
+ * the scheduler's reply target for a command's answer (take it with api_reply_to). */
 typedef struct {
     api_client *cl;
     struct api_server *srv;
     ctl *c;
     int n; /* joints */
+    ctl_reply_to reply;
+    api_wait wait; /* build and what: set by api_reply_to */
 } api_ctx;
 typedef int (*api_method_fn)(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* A method's outcome: a result now, an error now, or the answer later (waiting). */
+enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
+/* Where the method's command sends its answer (the method then returns API_PENDING): back to
+ * the client, whose reply `build` makes (NULL: {}); what names the command in the log once it
+ * succeeded (NULL: nothing). */
+const ctl_reply_to *api_reply_to(api_ctx *x, api_build_fn build, const char *what);
 /* Fills *e (code, printf-style message) and returns -1 (API_ERROR). */
 int api_fail(api_err *e, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -151,11 +167,11 @@ int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
 
 /* ----------------------------------------------------------------------- api_methods.c */
-/* A method's outcome: a result now, an error now, or the answer later (waiting). */
-enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
-/* Runs one request line for a client and queues the reply (if any), now or when the control
- * thread has answered. */
-void api_dispatch(api_client *cl, const char *line, size_t len);
+/* Runs one request line for a client: replies now, or (API_PENDING) leaves in *w what the
+ * reply waits for, the command's answer going to reply (the scheduler's). Returns the method's
+ * outcome (API_ERROR for a line that is no valid request, 0 for a blank one). */
+int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
+                 api_wait *w);
 /* Sends {"id", "result"} or {"id", "error"} for a finished request (id NULL: no reply). */
 void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e);
 

@@ -89,8 +89,8 @@ int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
     snprintf(what, sizeof what, "payload.set %g kg at %g %g %g m", p.mass, p.com[0], p.com[1],
              p.com[2]);
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_payload, what);
-    if (ctl_payload_set(x->c, &p, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (ctl_payload_set(x->c, &p, api_reply_to(x, build_payload, what), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -212,8 +212,8 @@ int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err 
         }
         rq.n_poses = (int)np;
     }
-    payload_est_caller caller = {api_sched_reply_to(x->cl, build_estimate, "payload.estimate"),
-                                 client_gone, x->cl, ""};
+    payload_est_caller caller = {*api_reply_to(x, build_estimate, "payload.estimate"), client_gone,
+                                 x->cl, ""};
     snprintf(caller.name, sizeof caller.name, "client %u", x->cl->id);
     ctl_error ce = {{0}, {0}};
     if (payload_est_start(x->srv->est, &rq, &caller, &ce) != 0) return api_fail_ctl(e, &ce);

@@ -2,10 +2,13 @@
  * api_sched.c — which client's requests run when (see api_internal.h). Each client gets at
  * most API_LINES_PER_TURN requests run per loop iteration (the rest wait in its input buffer,
  * and nothing more is read from it meanwhile, so a flood fills the flooder's own socket and
- * stops there); a command waits for the control thread's answer without holding the loop,
- * and that client's next request waits for it. Signals, timers, the watchdog ping and the
- * other clients are served in between.
+ * stops there); a command waits for its answer (the control thread's, or the payload
+ * procedure's) without holding the loop, and that client's next request waits for it.
+ * Signals, timers, the watchdog ping and the other clients are served in between. Every
+ * request gets a reply target back to its client (the method hands it to its command); the
+ * answer comes back here and the reply goes out (api_reply).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/api_internal.h"
@@ -40,7 +43,7 @@ void api_sched_pump(api_client *cl)
             api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
             return;
         }
-        api_dispatch(cl, cl->in + start, len);
+        api_sched_request(cl, cl->in + start, len);
         start += len + 1;
         /* runnable() reads from in[0]: move the rest down before asking again */
         memmove(cl->in, cl->in + start, cl->in_len - start);
@@ -73,7 +76,7 @@ static void work_cb(struct ev_loop *loop, ev_idle *w, int revents)
     if (!more) ev_idle_stop(loop, w);
 }
 
-/* The control thread answered something: deliver it (api_command_done). */
+/* The control thread answered something: deliver it (command_done). */
 static void notify_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)loop;
@@ -82,21 +85,21 @@ static void notify_cb(struct ev_loop *loop, ev_io *w, int revents)
     ctl_poll(s->c);
 }
 
-/* The answer to a client's command: its reply (the result built from the answer, or the
- * error), then its next request may run. A client dropped meanwhile gets nothing; it is freed
- * once it no longer waits. */
-static void api_command_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
+/* The answer to a client's command (the reply target of its request): its reply (the result
+ * built from the answer, or the error), then its next request may run. A client dropped
+ * meanwhile gets nothing; it is freed once it no longer waits. */
+static void command_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
 {
     api_client *cl = ctx;
-    json_t *id = cl->wait_id;
-    cl->wait_id = NULL;
+    json_t *id = cl->wait.id;
+    cl->wait.id = NULL;
     cl->waiting = false;
     if (!cl->dead) {
         api_err e = {{0}, {0}};
         json_t *result = NULL;
         if (rc == 0) {
-            if (cl->wait_what[0]) log_info("api: client %u: %s", cl->id, cl->wait_what);
-            result = cl->wait_build ? cl->wait_build(cl, res) : json_object();
+            if (cl->wait.what[0]) log_info("api: client %u: %s", cl->id, cl->wait.what);
+            result = cl->wait.build ? cl->wait.build(cl, res) : json_object();
             if (!result) {
                 rc = -1;
                 snprintf(e.code, sizeof e.code, "internal");
@@ -115,11 +118,14 @@ static void api_command_done(void *ctx, int rc, const ctl_error *err, const ctl_
     json_decref(id);
 }
 
-ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what)
+void api_sched_request(api_client *cl, const char *line, size_t len)
 {
-    cl->wait_build = build;
-    snprintf(cl->wait_what, sizeof cl->wait_what, "%s", what ? what : "");
-    return (ctl_reply_to){api_command_done, cl};
+    ctl_reply_to to = {command_done, cl};
+    api_wait w = {NULL, NULL, ""};
+    if (api_dispatch(cl, line, len, &to, &w) == API_PENDING) {
+        cl->wait = w;
+        cl->waiting = true;
+    }
 }
 
 void api_sched_start(api_server *s)

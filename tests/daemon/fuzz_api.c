@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pos += len + 1;
         json_t *want_id;
         int want = expected_replies(line, len, &want_id);
-        api_dispatch(conn, line, len);
+        api_sched_request(conn, line, len);
         ctl_poll(&fake); /* the answers of commands */
         /* payload.estimate moves the arm for seconds: ended here as armd's shutdown ends it */
         if (conn->waiting) payload_est_abort(srv->est, "fuzz: no arm to move");
