@@ -1,7 +1,9 @@
 /*
- * api.c — the socket API's transport: listening socket, accepting clients (and the operator
- * slot), reading, bounded non-blocking output and dropping slow, idle or vanished clients (see
- * api.h). Which requests run when is api_sched.c's job.
+ * api.c — the socket API's transport, the bottom of its stack: listening socket, accepting
+ * clients (and the operator slot), reading, bounded non-blocking output and dropping slow, idle
+ * or vanished clients (see api.h). Main thread. It calls nothing above it by name: new input,
+ * an emptied output queue and the periodic drain go to the hooks api_open installed (which
+ * requests run when is api_sched.c's job, the drain telemetry.c's).
  */
 #include "daemon/api.h"
 
@@ -20,17 +22,18 @@
 #include "daemon/log.h"
 
 #define API_READ_CHUNK 65536
-#define API_DRAIN_S    0.01 /* telemetry/event fan-out period [s] */
+#define API_DRAIN_S    0.01 /* the periodic hook's period (answers, telemetry, events) [s] */
 
 static void client_flush(api_client *cl);
 /* Frees the clients that were dropped since the last call (never inside their callbacks, and
- * never while the control thread still owes one of them an answer: it points at them). */
-static void api_reap(api_server *s)
+ * never while the control thread still owes one of them an answer: it points at them). With
+ * all, every client (the server closes; nothing waits any more). */
+static void api_reap(api_server *s, bool all)
 {
     api_client **pp = &s->clients;
     while (*pp) {
         api_client *cl = *pp;
-        if (cl->dead && !cl->waiting) {
+        if (all || (cl->dead && !cl->waiting)) {
             *pp = cl->next;
             free(cl->in);
             free(cl->out);
@@ -63,9 +66,9 @@ static void client_close_if_done(api_client *cl)
     if (!cl->dead && cl->closing && cl->out_off == cl->out_len) api_client_drop(cl, NULL);
 }
 
-/* Writes as much queued output as the socket takes without blocking; a client that was held
- * back for its unsent output gets its requests run again once it has read. */
-static void client_flush(api_client *cl)
+/* Writes as much queued output as the socket takes without blocking (watching for room when
+ * some is left); true when all of it went. */
+static bool client_write(api_client *cl)
 {
     while (!cl->dead && cl->out_off < cl->out_len) {
         ssize_t w = send(cl->fd, cl->out + cl->out_off, cl->out_len - cl->out_off,
@@ -77,17 +80,24 @@ static void client_flush(api_client *cl)
             continue;
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             if (!ev_is_active(&cl->wio)) ev_io_start(cl->srv->loop, &cl->wio);
-            return;
+            return false;
         } else {
             api_client_drop(cl, "write failed (client gone)");
-            return;
+            return false;
         }
     }
-    if (cl->dead) return;
+    return !cl->dead;
+}
+
+/* Writes the queued output; once all of it went, a closing client is closed and the flushed
+ * hook runs (a client held back for its unsent output gets its requests run again). */
+static void client_flush(api_client *cl)
+{
+    if (!client_write(cl)) return;
     cl->out_off = cl->out_len = 0;
     if (ev_is_active(&cl->wio)) ev_io_stop(cl->srv->loop, &cl->wio);
     client_close_if_done(cl);
-    api_sched_kick(cl->srv);
+    cl->srv->hooks.flushed(cl->srv);
 }
 
 void api_client_send(api_client *cl, const char *data, size_t len)
@@ -160,8 +170,8 @@ void api_client_resume_reading(api_client *cl)
         ev_io_start(cl->srv->loop, &cl->rio);
 }
 
-/* Reads what the client sent (at most API_READ_CHUNK at a time) and lets the scheduler run
- * it; at end of file a last unterminated line counts as a line. */
+/* Reads what the client sent (at most API_READ_CHUNK at a time) and hands it to the input
+ * hook (the scheduler); at end of file a last unterminated line counts as a line. */
 static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
@@ -172,7 +182,7 @@ static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
         char *p = realloc(cl->in, cap);
         if (!p) {
             api_client_drop(cl, "out of memory");
-            api_reap(s);
+            api_reap(s, false);
             return;
         }
         cl->in = p;
@@ -189,8 +199,8 @@ static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
     } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         api_client_drop(cl, strerror(errno));
     }
-    if (!cl->dead) api_sched_pump(cl);
-    api_reap(s);
+    if (!cl->dead) s->hooks.input(cl);
+    api_reap(s, false);
 }
 
 static void client_write_cb(struct ev_loop *loop, ev_io *w, int revents)
@@ -199,7 +209,7 @@ static void client_write_cb(struct ev_loop *loop, ev_io *w, int revents)
     (void)revents;
     api_client *cl = w->data;
     client_flush(cl);
-    api_reap(cl->srv);
+    api_reap(cl->srv, false);
 }
 
 /* Drops the clients whose peer has already closed both directions (POLLHUP) but whose end of
@@ -265,7 +275,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
         log_debug("api: client %u connected", cl->id);
         ev_io_start(loop, &cl->rio);
     }
-    api_reap(s);
+    api_reap(s, false);
 }
 
 /* Drops the clients whose queued output has not moved for stall_timeout (they stopped
@@ -293,17 +303,16 @@ static void drop_stalled_and_idle(api_server *s)
     }
 }
 
-/* Every API_DRAIN_S: answers that came in without a wake-up (and timeouts), telemetry and
- * events out, stalled and idle clients dropped. */
+/* Every API_DRAIN_S: the periodic hook (answers that came in without a wake-up, telemetry and
+ * events out), then stalled and idle clients dropped. */
 static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     api_server *s = w->data;
-    ctl_poll(s->c);
-    api_telemetry_drain(s);
+    s->hooks.periodic(s);
     drop_stalled_and_idle(s);
-    api_reap(s);
+    api_reap(s, false);
 }
 
 bool api_socket_in_use(const char *path)
@@ -358,8 +367,8 @@ static int remove_stale_socket(const char *path, char *err, size_t err_len)
     return 0;
 }
 
-api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
-                     size_t err_len)
+api_server *api_transport_open(struct ev_loop *loop, const api_options *opt, const api_hooks *hooks,
+                               char *err, size_t err_len)
 {
     if (strlen(opt->path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
         snprintf(err, err_len, "socket path too long (max 107 bytes): %s", opt->path);
@@ -403,56 +412,32 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
         return NULL;
     }
     s->loop = loop;
-    s->c = c;
     s->fd = fd;
+    s->hooks = *hooks;
     snprintf(s->path, sizeof s->path, "%s", opt->path);
-    snprintf(s->version, sizeof s->version, "%s", opt->version ? opt->version : "");
     s->max_clients = opt->max_clients > 0 ? opt->max_clients : 16;
     s->stall_timeout = opt->stall_timeout > 0 ? opt->stall_timeout : 2;
     s->idle_timeout = opt->idle_timeout > 0 ? opt->idle_timeout : 300;
-    s->reload = opt->reload;
-    s->reload_ctx = opt->reload_ctx;
-    s->samples_cap = 256;
-    s->samples = calloc((size_t)s->samples_cap, sizeof *s->samples);
-    s->events_cap = 64;
-    s->events = calloc((size_t)s->events_cap, sizeof *s->events);
-    if (!s->samples || !s->events) {
-        api_close(s);
-        snprintf(err, err_len, "out of memory");
-        return NULL;
-    }
     ev_io_init(&s->accept_io, accept_cb, fd, EV_READ);
     s->accept_io.data = s;
     ev_io_start(loop, &s->accept_io);
     ev_timer_init(&s->drain, drain_cb, API_DRAIN_S, API_DRAIN_S);
     s->drain.data = s;
     ev_timer_start(loop, &s->drain);
-    api_sched_start(s);
     return s;
 }
 
-void api_close(api_server *s)
+void api_transport_close(api_server *s)
 {
-    if (!s) return;
-    api_payload_estimate_abort(s, "armd is stopping (the arm holds where it is until then)");
-    for (api_client *cl = s->clients; cl; cl = cl->next) {
-        client_flush(cl);
+    for (api_client *cl = s->clients; cl; cl = cl->next) { /* what fits now; no hooks any more */
+        client_write(cl);
         api_client_drop(cl, NULL);
     }
-    for (api_client *cl = s->clients; cl; cl = cl->next) {
-        json_decref(cl->wait_id); /* the control thread's answers are not awaited any more */
-        cl->wait_id = NULL;
-        cl->waiting = false;
-    }
-    api_payload_estimate_free(s);
-    api_reap(s);
-    api_sched_stop(s);
+    api_reap(s, true);
     ev_io_stop(s->loop, &s->accept_io);
     ev_timer_stop(s->loop, &s->drain);
     if (s->fd >= 0) close(s->fd);
     unlink(s->path);
-    free(s->samples);
-    free(s->events);
     free(s);
 }
 

@@ -15,6 +15,11 @@
  * that does not read (output stuck for stall_timeout, or over API_MAX_OUTPUT) is dropped, and
  * so is one that says nothing for idle_timeout without being subscribed. Nothing here ever
  * waits on a client.
+ *
+ * Main thread only. The server is a stack of files (api_internal.h lists them): the transport
+ * (api.c) at the bottom, telemetry, the methods, and the scheduler (api_sched.c) at the top,
+ * which also puts it together: api_open and api_close are there. payload.estimate runs as a
+ * procedure of its own (payload_est.h) that the server owns.
  */
 #ifndef ARMD_API_H
 #define ARMD_API_H

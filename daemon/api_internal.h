@@ -1,18 +1,25 @@
 /*
- * api_internal.h — what the socket API's files share: the client and server structs, output
- * queueing, the request scheduler, the method table (api_methods.c) and telemetry fan-out
- * (telemetry.c).
+ * api_internal.h — what the socket API's files share: the client and server structs and each
+ * file's functions, grouped under per-file dividers from the bottom of the stack up. Everything
+ * here runs on the main thread (the libev loop).
  *
- * Files, one job each:
+ * Files, one job each, each calling only the files listed before it (and the control side,
+ * control.h); a lower file reaches a higher one only through the hooks api_open installs:
  *   api.c          the transport: listening socket, accepting, reading, bounded output,
- *                  dropping slow, idle or vanished clients, the operator slot
- *   api_sched.c    which client's requests run when: a few lines per client per loop
- *                  iteration, one command waiting for the control thread per client, answers
- *                  from the control thread (ctl_poll) back to the waiting client
- *   api_methods.c  parsing a request line, the method table, the methods
- *   api_params.c   checking a request's params (shared by the method files)
- *   api_payload.c  the payload methods (payload_est.c runs payload.estimate)
- *   telemetry.c    samples and events out to subscribers
+ *                  dropping slow, idle or vanished clients, the operator slot; calls the
+ *                  api_hooks for input, flushed output and the periodic drain
+ *   api_params.c   checking a request's params, the reply target a method hands to its
+ *                  command (api_reply_to), the JSON forms of numbers and vectors
+ *   telemetry.c    samples and events out to subscribers (its own telemetry cursor)
+ *   api_payload.c  the payload methods; payload.estimate starts the payload procedure
+ *                  (payload_est.c, payload_est.h: control.h only, no socket) with the
+ *                  client's reply target
+ *   api_methods.c  parsing a request line, the method table, the methods, the replies
+ *   api_sched.c    the server put together (api_open, api_close: the transport with its hooks,
+ *                  telemetry, the payload procedure) and which client's requests run when: a
+ *                  few lines per client per loop iteration, one command waiting for its answer
+ *                  per client, the reply target for each request, answers (ctl_poll) back to
+ *                  the waiting client
  */
 #ifndef ARMD_API_INTERNAL_H
 #define ARMD_API_INTERNAL_H
@@ -21,15 +28,23 @@
 #include <stdbool.h>
 
 #include "daemon/api.h"
-#include "daemon/payload_fit.h"
 
 #define API_LINES_PER_TURN 8 /* requests run per client per loop iteration */
 /* a client whose unsent output is above this gets no more requests run until it reads */
 #define API_OUTPUT_THROTTLE (256 * 1024)
 
 struct api_client;
-/* Builds a command's result from the control thread's answer (NULL: out of memory). */
+struct api_server;
+/* Builds a command's result from its answer (NULL: out of memory). */
 typedef json_t *(*api_build_fn)(struct api_client *cl, const ctl_result *res);
+
+/* A request whose reply waits for its command's answer (the client's next request waits for
+ * it, so replies keep the order of the requests). api_sched.c's; api_dispatch fills it. */
+typedef struct {
+    json_t *id;         /* the request's id, a reference (NULL: no reply wanted) */
+    api_build_fn build; /* its result from the answer (NULL: {}) */
+    char what[96];      /* what to log once it succeeded ("" = nothing) */
+} api_wait;
 
 typedef struct api_client {
     struct api_server *srv;
@@ -43,43 +58,54 @@ typedef struct api_client {
     bool eof;                         /* the peer sent everything it will */
     bool closing;                     /* stop reading; close once the output is flushed */
     bool dead;                        /* closed; freed by api_reap() unless waiting */
-    bool subscribed;
-    bool restricted;        /* holds the operator slot: estop, status and disable only */
-    ev_tstamp out_progress; /* loop time the output queue last moved (or started) */
-    ev_tstamp last_input;   /* loop time of the last bytes received (or the connect) */
-    unsigned decimation;    /* telemetry every decimation-th tick */
-    /* the command waiting for the control thread's answer; the client's next request waits
-     * for it, so replies keep the order of the requests */
-    bool waiting;
-    json_t *wait_id;         /* the request's id (NULL: no reply wanted) */
-    api_build_fn wait_build; /* its result from the answer */
-    char wait_what[96];      /* what to log once it succeeded */
+    bool restricted;                  /* holds the operator slot: estop, status and disable only */
+    ev_tstamp out_progress;           /* loop time the output queue last moved (or started) */
+    ev_tstamp last_input;             /* loop time of the last bytes received (or the connect) */
+    bool subscribed;                  /* telemetry.c's: gets telemetry and events ... */
+    unsigned decimation;              /* ... telemetry every decimation-th tick */
+    bool waiting; /* api_sched.c's: a command's answer is owed (the transport keeps the client) */
+    api_wait wait;
     struct api_client *next;
 } api_client;
+
+/* What the transport calls above itself (installed by api_open). */
+typedef struct {
+    void (*input)(api_client *cl);          /* new input or its end: run what is complete */
+    void (*flushed)(struct api_server *s);  /* a client's output queue emptied */
+    void (*periodic)(struct api_server *s); /* every API_DRAIN_S, before the idle checks */
+} api_hooks;
 
 struct api_server {
     struct ev_loop *loop;
     ctl *c;
+    /* the transport (api.c) */
     int fd;
     ev_io accept_io;
-    ev_io notify_io; /* the control thread answered something: ctl_poll */
-    ev_idle work;    /* clients have requests to run: a few each per loop iteration */
     ev_timer drain;
+    api_hooks hooks;
     char path[108];
-    int max_clients, n_clients, n_subscribers;
+    int max_clients, n_clients;
     api_client *operator_client;        /* the one connection above max_clients, or NULL */
     double stall_timeout, idle_timeout; /* [s], see api_options */
     unsigned next_client_id;
     api_client *clients;
-    char version[32];
-    api_reload_fn reload;
-    void *reload_ctx;
+    /* the scheduler (api_sched.c) */
+    ev_io notify_io; /* the control thread answered something: ctl_poll */
+    ev_idle work;    /* clients have requests to run: a few each per loop iteration */
+    /* telemetry (telemetry.c) */
+    int n_subscribers;
     uint64_t sample_cursor, event_cursor;
     ctl_sample *samples;
     int samples_cap;
     ctl_event *events;
     int events_cap;
-    struct payload_est *est; /* payload.estimate's state (payload_est.c), NULL until used */
+    /* the methods (api_methods.c) */
+    char version[32];
+    api_reload_fn reload;
+    void *reload_ctx;
+    /* the payload procedure (payload_est.h): made by api_open, started by payload.estimate
+     * (api_payload.c), ended and freed by api_close */
+    struct payload_est *est;
 };
 
 /* An error for the reply: code word and message. */
@@ -89,6 +115,14 @@ typedef struct {
 } api_err;
 
 /* ---------------------------------------------------------------------------- api.c */
+/* Creates the listening socket (see api_open) and starts accepting; the server's other parts
+ * are left zero for api_open to fill. NULL with err on failure. */
+struct api_server *api_transport_open(struct ev_loop *loop, const api_options *opt,
+                                      const api_hooks *hooks, char *err, size_t err_len);
+/* Writes what it can to every client (calling no hook any more), closes and frees them all,
+ * stops the listening socket and the drain timer, unlinks the socket file and frees the server.
+ * Whatever a client waited for must be released first (api_close does). */
+void api_transport_close(struct api_server *s);
 /* Queues bytes for the client (dropping it when its queue is over API_MAX_OUTPUT). */
 void api_client_send(api_client *cl, const char *data, size_t len);
 /* Queues one JSON value as a line. Takes no reference. */
@@ -102,29 +136,24 @@ void api_client_refuse(api_client *cl, const char *code, const char *message);
 /* Reads from the client again (its input has room and nothing blocks it). */
 void api_client_resume_reading(api_client *cl);
 
-/* ------------------------------------------------------------------------- api_sched.c */
-/* Runs up to API_LINES_PER_TURN of the client's complete request lines (none while it waits
- * for an answer, closes, or has too much unsent output); then reads again or schedules the
- * rest for the next loop iteration. */
-void api_sched_pump(api_client *cl);
-/* Makes the work watcher run the clients with requests at the next loop iteration. */
-void api_sched_kick(struct api_server *s);
-/* Starts the scheduler's watchers on the server's loop. */
-void api_sched_start(struct api_server *s);
-void api_sched_stop(struct api_server *s);
-/* Where a method's command sends its answer: to the client, whose reply `build` then makes;
- * what names the command in the log. The caller marks the client waiting (api_dispatch). */
-ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what);
-
 /* ----------------------------------------------------------------------- api_params.c */
-/* What a method gets: the client, its server, the control thread, the number of joints. */
+/* What a method gets: the client, its server, the control thread, the number of joints, and
+ * the scheduler's reply target for a command's answer (take it with api_reply_to). */
 typedef struct {
     api_client *cl;
     struct api_server *srv;
     ctl *c;
     int n; /* joints */
+    ctl_reply_to reply;
+    api_wait wait; /* build and what: set by api_reply_to */
 } api_ctx;
 typedef int (*api_method_fn)(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* A method's outcome: a result now, an error now, or the answer later (waiting). */
+enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
+/* Where the method's command sends its answer (the method then returns API_PENDING): back to
+ * the client, whose reply `build` makes (NULL: {}); what names the command in the log once it
+ * succeeded (NULL: nothing). */
+const ctl_reply_to *api_reply_to(api_ctx *x, api_build_fn build, const char *what);
 /* Fills *e (code, printf-style message) and returns -1 (API_ERROR). */
 int api_fail(api_err *e, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -141,24 +170,15 @@ int api_get_number(json_t *v, const char *where, double *out, api_err *e);
 int api_get_vector(json_t *v, const char *where, int n, bool allow_scalar, double *out, api_err *e);
 /* The loop period [s]: the shortest waypoint spacing and move duration. */
 double api_loop_period(api_ctx *x);
-
-/* ---------------------------------------------------------------------- api_payload.c */
-/* payload.get, payload.set, payload.estimate (see README "Socket API"). */
-int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
-int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
-int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
-
-/* ----------------------------------------------------------------------- api_methods.c */
-/* A method's outcome: a result now, an error now, or the answer later (waiting). */
-enum { API_ERROR = -1, API_DONE = 0, API_PENDING = 1 };
-/* Runs one request line for a client and queues the reply (if any), now or when the control
- * thread has answered. */
-void api_dispatch(api_client *cl, const char *line, size_t len);
-/* Sends {"id", "result"} or {"id", "error"} for a finished request (id NULL: no reply). */
-void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e);
+/* JSON forms: a vector of n doubles; non-finite values become null. */
+json_t *api_json_vector(const double *v, int n);
+json_t *api_json_number(double x);
 
 /* ------------------------------------------------------------------------- telemetry.c */
-/* Telemetry and events: drains the control thread's rings and fans them out to subscribers. */
+/* Allocates telemetry's buffers (0, or -1 when memory is short); _stop frees them. */
+int api_telemetry_start(struct api_server *s);
+void api_telemetry_stop(struct api_server *s);
+/* Drains the control thread's rings and fans samples and events out to the subscribers. */
 void api_telemetry_drain(struct api_server *s);
 /* Marks a client (un)subscribed; rate_hz <= 0 unsubscribes, else it is clamped to [1, the loop
  * rate]. Returns the effective rate (the loop rate over an integer decimation). */
@@ -168,30 +188,25 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz);
  * monotonic one applied: a clock step moves later stamps, never the monotonic ones). */
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 
-/* ------------------------------------------------------------------------ payload_est.c */
-typedef struct payload_est payload_est;
-/* payload.estimate's request: the poses to move through (n_poses 0 = the default ones), the
- * duration of each move (0 = the shortest the limits allow) and whether to apply the result. */
-typedef struct {
-    int n_poses;
-    double poses[PAYLOAD_FIT_MAX_POSES][CFG_MAX_JOINTS];
-    double move_time;
-    bool apply;
-} api_payload_request;
-/* Starts an estimate for the client (which waits for its reply); API_PENDING, or API_ERROR
- * with *e (busy, or the arm not holding at rest). */
-int api_payload_estimate_start(api_client *cl, const api_payload_request *rq, api_err *e);
-/* True while an estimate takes telemetry samples; _feed gives it one (telemetry.c). */
-bool api_payload_estimate_running(const struct api_server *s);
-void api_payload_estimate_feed(struct api_server *s, const ctl_sample *sm);
-/* Ends a running estimate with an "aborted" error reply saying why (armd stopping). */
-void api_payload_estimate_abort(struct api_server *s, const char *why);
-/* Stops a running estimate without replying (server shutdown); _free also frees its state. */
-void api_payload_estimate_stop(struct api_server *s);
-void api_payload_estimate_free(struct api_server *s);
+/* ---------------------------------------------------------------------- api_payload.c */
+/* payload.get, payload.set, payload.estimate (see README "Socket API"). */
+int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
 
-/* JSON helpers (api_params.c). A vector of n doubles; non-finite values become null. */
-json_t *api_json_vector(const double *v, int n);
-json_t *api_json_number(double x);
+/* ----------------------------------------------------------------------- api_methods.c */
+/* Runs one request line for a client: replies now, or (API_PENDING) leaves in *w what the
+ * reply waits for, the command's answer going to reply (the scheduler's). Returns the method's
+ * outcome (API_ERROR for a line that is no valid request, 0 for a blank one). */
+int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
+                 api_wait *w);
+/* Sends {"id", "result"} or {"id", "error"} for a finished request (id NULL: no reply). */
+void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e);
+
+/* ------------------------------------------------------------------------- api_sched.c */
+/* Runs one request line for the client (api_dispatch with a reply target back to it); a
+ * command's reply, and the client's next request, wait for its answer. api_open and api_close
+ * (api.h) are here too. */
+void api_sched_request(api_client *cl, const char *line, size_t len);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * api_methods.c — the socket API's requests: parsing a line, checking the request and its
  * params, calling the control thread's interface (control.h) and building the reply. All joint
- * vectors are in config joint order, SI units.
+ * vectors are in config joint order, SI units. Main thread, called by the scheduler
+ * (api_sched.c) with the reply target a command's answer goes to; it never calls the scheduler.
  */
 #include <math.h>
 #include <stdio.h>
@@ -140,8 +141,7 @@ static int state_command(api_ctx *x, json_t *params, api_err *e,
 {
     if (api_check_keys(params, api_no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_state, name);
-    if (cmd(x->c, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (cmd(x->c, api_reply_to(x, build_state, name), &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -233,8 +233,8 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
     char what[96];
     snprintf(what, sizeof what, "trajectory (%zu points, %s)", np, append ? "append" : "replace");
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, what);
-    if (ctl_trajectory(x->c, w, (int)np, append, NULL, NULL, &to, &ce) != 0) {
+    const ctl_reply_to *to = api_reply_to(x, build_traj, what);
+    if (ctl_trajectory(x->c, w, (int)np, append, NULL, NULL, to, &ce) != 0) {
         api_fail_ctl(e, &ce);
         goto out;
     }
@@ -265,8 +265,8 @@ static int m_move_to(api_ctx *x, json_t *params, json_t **result, api_err *e)
                 duration, dt, TRAJ_MAX_DURATION);
     }
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_traj, "move_to");
-    if (ctl_move_to(x->c, q, duration, NULL, NULL, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    const ctl_reply_to *to = api_reply_to(x, build_traj, "move_to");
+    if (ctl_move_to(x->c, q, duration, NULL, NULL, to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -339,8 +339,8 @@ static int m_gains_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
     if (!ptr[0] && !ptr[1] && !ptr[2])
         return api_fail(e, "invalid_params", "params: give at least one of kp, kd, ki");
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_gains, what);
-    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (ctl_gains_set(x->c, ptr[0], ptr[1], ptr[2], api_reply_to(x, build_gains, what), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -359,8 +359,8 @@ static int m_controller_set(api_ctx *x, json_t *params, json_t **result, api_err
     char what[64];
     snprintf(what, sizeof what, "controller.set %s", cfg_controller_name(law));
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_controller, what);
-    if (ctl_controller_set(x->c, law, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (ctl_controller_set(x->c, law, api_reply_to(x, build_controller, what), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -372,8 +372,8 @@ static int m_reload(api_ctx *x, json_t *params, json_t **result, api_err *e)
     if (!x->srv->reload) return api_fail(e, "unsupported", "reload is not available");
     ctl_error ce = {{0}, {0}};
     log_info("api: client %u: reload", x->cl->id);
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_reload, NULL);
-    if (x->srv->reload(x->srv->reload_ctx, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (x->srv->reload(x->srv->reload_ctx, api_reply_to(x, build_reload, NULL), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -407,8 +407,8 @@ static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e
     (void)result;
     if (api_check_keys(params, api_no_keys, "params", e)) return API_ERROR;
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_empty, NULL);
-    if (ctl_stats_reset(x->c, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (ctl_stats_reset(x->c, api_reply_to(x, build_empty, NULL), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -461,45 +461,45 @@ static void send_error_no_id(api_client *cl, const api_err *e)
 }
 
 /* Runs method m for the request; API_DONE with *result, API_ERROR with *e, or API_PENDING
- * (the reply comes with the control thread's answer). */
-static int run_method(api_client *cl, size_t m, json_t *params, json_t **result, api_err *e)
+ * (the reply comes with the answer, which goes to x->reply). */
+static int run_method(api_ctx *x, size_t m, json_t *params, json_t **result, api_err *e)
 {
-    if (cl->restricted && !methods[m].operator)
+    if (x->cl->restricted && !methods[m].operator)
         return api_fail(e, "restricted",
                         "this connection holds the operator slot kept above max_clients: only "
                         "estop, status and disable; '%s' needs a free connection",
                         methods[m].name);
     json_t *empty = NULL;
     if (!params || json_is_null(params)) params = empty = json_object();
-    api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints};
-    int rc = methods[m].fn ? methods[m].fn(&x, params, result, e)
-                           : state_command(&x, params, e, methods[m].state_cmd, methods[m].name);
+    int rc = methods[m].fn ? methods[m].fn(x, params, result, e)
+                           : state_command(x, params, e, methods[m].state_cmd, methods[m].name);
     json_decref(empty);
     if (rc == API_DONE && !*result) rc = api_fail(e, "internal", "could not build the reply");
     return rc;
 }
 
-void api_dispatch(api_client *cl, const char *line, size_t len)
+int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
+                 api_wait *w)
 {
     while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
         len--;
     size_t skip = 0;
     while (skip < len && (line[skip] == ' ' || line[skip] == '\t')) skip++;
-    if (skip == len) return; /* blank line */
+    if (skip == len) return API_DONE; /* blank line */
     api_err e = {{0}, {0}};
     json_error_t je;
     json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!req) {
         api_fail(&e, "parse_error", "malformed JSON at column %d: %s", je.column, je.text);
         send_error_no_id(cl, &e);
-        return;
+        return API_ERROR;
     }
     if (!json_is_object(req)) {
         api_fail(&e, "invalid_request", "a request must be a JSON object, got %s",
                  api_json_type_word(req));
         send_error_no_id(cl, &e);
         json_decref(req);
-        return;
+        return API_ERROR;
     }
     json_t *id = json_object_get(req, "id"), *result = NULL;
     static const char *const keys[] = {"id", "method", "params", "jsonrpc", NULL};
@@ -520,17 +520,18 @@ void api_dispatch(api_client *cl, const char *line, size_t len)
         const char *name = json_string_value(method);
         size_t m = 0, n_methods = sizeof methods / sizeof methods[0];
         while (m < n_methods && strcmp(methods[m].name, name) != 0) m++;
+        api_ctx x = {cl, cl->srv, cl->srv->c, ctl_config(cl->srv->c)->n_joints, *reply, {0}};
         if (m == n_methods)
             api_fail(&e, "unknown_method", "unknown method '%.64s'", name);
         else
-            rc = run_method(cl, m, params, &result, &e);
+            rc = run_method(&x, m, params, &result, &e);
+        if (rc == API_PENDING) { /* the reply goes out with the answer */
+            *w = x.wait;
+            w->id = id ? json_incref(id) : NULL;
+        }
     }
-    if (rc == API_PENDING) { /* the reply goes out with the control thread's answer */
-        cl->waiting = true;
-        cl->wait_id = id ? json_incref(id) : NULL;
-    } else {
-        api_reply(cl, id, rc, result, &e);
-    }
+    if (rc != API_PENDING) api_reply(cl, id, rc, result, &e);
     json_decref(result);
     json_decref(req);
+    return rc;
 }

@@ -1,7 +1,8 @@
 /*
- * api_params.c — checking a request's params: the error every check fills, unknown members,
- * finite numbers, joint vectors; the JSON forms of numbers and vectors in replies (see
- * api_internal.h).
+ * api_params.c — what the method files share (see api_internal.h): checking a request's params
+ * (the error every check fills, unknown members, finite numbers, joint vectors), the reply
+ * target a method hands to its command, the JSON forms of numbers and vectors in replies. Main
+ * thread; calls no other API file.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -11,6 +12,13 @@
 #include "daemon/api_internal.h"
 
 const char *const api_no_keys[] = {NULL};
+
+const ctl_reply_to *api_reply_to(api_ctx *x, api_build_fn build, const char *what)
+{
+    x->wait.build = build;
+    snprintf(x->wait.what, sizeof x->wait.what, "%s", what ? what : "");
+    return &x->reply;
+}
 
 /* Fills an error and returns -1. */
 int api_fail(api_err *e, const char *code, const char *fmt, ...)

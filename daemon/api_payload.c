@@ -1,13 +1,16 @@
 /*
  * api_payload.c — the socket API's payload methods: payload.get, payload.set (checked here and
  * by dynamics' own validation, applied by the control thread between two ticks) and
- * payload.estimate (its params; the estimate itself runs in payload_est.c).
+ * payload.estimate (its params and its reply; the estimate itself is the payload procedure,
+ * payload_est.h, which the server owns and which answers to the client's reply target). Main
+ * thread.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/api_internal.h"
+#include "daemon/payload_est.h"
 #include "daemon/trajectory.h"
 
 /* {mass, com, inertia}: a payload in the API's form. */
@@ -86,8 +89,8 @@ int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e)
     snprintf(what, sizeof what, "payload.set %g kg at %g %g %g m", p.mass, p.com[0], p.com[1],
              p.com[2]);
     ctl_error ce = {{0}, {0}};
-    ctl_reply_to to = api_sched_reply_to(x->cl, build_payload, what);
-    if (ctl_payload_set(x->c, &p, &to, &ce) != 0) return api_fail_ctl(e, &ce);
+    if (ctl_payload_set(x->c, &p, api_reply_to(x, build_payload, what), &ce) != 0)
+        return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
 
@@ -106,16 +109,69 @@ static int get_bounded(json_t *params, const char *key, double lo, double hi, do
     return 0;
 }
 
+/* Remarks on a fit the user should read before trusting it: a centre coordinate whose standard
+ * deviation is above 2 mm + 5 % of the centre's distance (the moves barely showed it). */
+static json_t *estimate_warnings(const payload_fit_result *f)
+{
+    json_t *w = json_array();
+    if (!f->com_known) {
+        json_array_append_new(w, json_string("no payload found: the mass is not above 3 standard "
+                                             "deviations; the centre is unknown"));
+        return w;
+    }
+    double dist = sqrt(f->com[0] * f->com[0] + f->com[1] * f->com[1] + f->com[2] * f->com[2]);
+    for (int k = 0; k < 3; k++) {
+        if (!(f->sd_com[k] > 0.002 + 0.05 * dist)) continue;
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "com %c: sd %.1f mm: these moves barely show it (give poses that turn the tool "
+                 "about another axis)",
+                 "xyz"[k], 1e3 * f -> sd_com[k]);
+        json_array_append_new(w, json_string(msg));
+    }
+    return w;
+}
+
+/* The reply of a finished estimate, from the procedure's figures: {mass, com, sd_mass, sd_com,
+ * inertia, residual_rms, cond, rows, rows_left_out, samples, poses, duration, applied,
+ * warnings}; com and sd_com are null when the mass is too small to place, inertia (about the
+ * centre, tool axes) when the moves did not show it. */
+static json_t *build_estimate(api_client *cl, const ctl_result *res)
+{
+    (void)res;
+    const payload_est_result *r = payload_est_last_result(cl->srv->est);
+    const payload_fit_result *f = &r->fit;
+    json_t *j = json_pack(
+        "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:i, s:o, s:b}", "mass",
+        api_json_number(f->mass), "com", f->com_known ? api_json_vector(f->com, 3) : json_null(),
+        "sd_mass", api_json_number(f->sd_mass), "sd_com",
+        f->com_known ? api_json_vector(f->sd_com, 3) : json_null(), "inertia",
+        f->inertia_known ? api_json_vector(f->inertia, 6) : json_null(), "residual_rms",
+        api_json_number(f->residual_rms), "cond", api_json_number(f->cond), "rows",
+        (json_int_t)f->rows, "rows_left_out", (json_int_t)f->rows_left_out, "samples",
+        (json_int_t)r->samples, "poses", r->poses, "duration", api_json_number(r->duration),
+        "applied", r->applied);
+    if (j) json_object_set_new(j, "warnings", estimate_warnings(f));
+    return j;
+}
+
+/* The estimate's caller gone: the client closed while it waited. */
+static bool client_gone(void *ctx)
+{
+    const api_client *cl = ctx;
+    return cl->dead;
+}
+
 /* payload.estimate {poses?, move_time?, apply?} -> {mass, com, sd_mass, sd_com, inertia,
  * residual_rms, cond, rows, rows_left_out, samples, poses, duration, applied, warnings}: see
- * payload_est.c. Poses: 1 to PAYLOAD_FIT_MAX_POSES arrays of one position per joint, inside the
+ * payload_est.h. Poses: 1 to PAYLOAD_FIT_MAX_POSES arrays of one position per joint, inside the
  * position limits. */
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
     (void)result;
     static const char *const keys[] = {"poses", "move_time", "apply", NULL};
     if (api_check_keys(params, keys, "params", e)) return API_ERROR;
-    static api_payload_request rq; /* large; the main loop is the only caller */
+    static payload_est_request rq; /* large; the main loop is the only caller */
     memset(&rq, 0, sizeof rq);
     double dt = api_loop_period(x);
     if (get_bounded(params, "move_time", 0, TRAJ_MAX_DURATION, 0, &rq.move_time, e))
@@ -156,5 +212,10 @@ int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err 
         }
         rq.n_poses = (int)np;
     }
-    return api_payload_estimate_start(x->cl, &rq, e);
+    payload_est_caller caller = {*api_reply_to(x, build_estimate, "payload.estimate"), client_gone,
+                                 x->cl, ""};
+    snprintf(caller.name, sizeof caller.name, "client %u", x->cl->id);
+    ctl_error ce = {{0}, {0}};
+    if (payload_est_start(x->srv->est, &rq, &caller, &ce) != 0) return api_fail_ctl(e, &ce);
+    return API_PENDING;
 }

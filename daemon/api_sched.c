@@ -1,15 +1,25 @@
 /*
- * api_sched.c — which client's requests run when (see api_internal.h). Each client gets at
- * most API_LINES_PER_TURN requests run per loop iteration (the rest wait in its input buffer,
- * and nothing more is read from it meanwhile, so a flood fills the flooder's own socket and
- * stops there); a command waits for the control thread's answer without holding the loop,
- * and that client's next request waits for it. Signals, timers, the watchdog ping and the
- * other clients are served in between.
+ * api_sched.c — the top of the socket API's stack (see api_internal.h): the server put together
+ * (api_open, api_close), and which client's requests run when. Main thread.
+ *
+ * api_open opens the transport (api.c) with this file's hooks (input, flushed output, the
+ * periodic drain), starts telemetry and creates the payload procedure (payload_est.h), which
+ * api_close ends ("armd is stopping") and frees.
+ *
+ * Each client gets at most API_LINES_PER_TURN requests run per loop iteration (the rest wait in
+ * its input buffer, and nothing more is read from it meanwhile, so a flood fills the flooder's
+ * own socket and stops there); a command waits for its answer (the control thread's, or the
+ * payload procedure's) without holding the loop, and that client's next request waits for it.
+ * Signals, timers, the watchdog ping and the other clients are served in between. Every request
+ * gets a reply target back to its client (the method hands it to its command); the answer
+ * comes back here and the reply goes out (api_reply).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon/api_internal.h"
 #include "daemon/log.h"
+#include "daemon/payload_est.h"
 
 /* Unsent output bytes of the client. */
 static size_t out_pending(const api_client *cl)
@@ -24,12 +34,17 @@ static bool runnable(const api_client *cl)
            cl->in_len > 0 && memchr(cl->in, '\n', cl->in_len) != NULL;
 }
 
-void api_sched_kick(api_server *s)
+/* Makes the work watcher run the clients with requests at the next loop iteration (the
+ * transport's flushed hook: a client held back for its unsent output may run again). */
+static void sched_kick(api_server *s)
 {
     if (!ev_is_active(&s->work)) ev_idle_start(s->loop, &s->work);
 }
 
-void api_sched_pump(api_client *cl)
+/* Runs up to API_LINES_PER_TURN of the client's complete request lines (none while it waits
+ * for an answer, closes, or has too much unsent output); then reads again or schedules the
+ * rest for the next loop iteration. The transport's input hook. */
+static void sched_pump(api_client *cl)
 {
     size_t start = 0;
     for (int ran = 0; ran < API_LINES_PER_TURN && runnable(cl); ran++) {
@@ -40,7 +55,7 @@ void api_sched_pump(api_client *cl)
             api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
             return;
         }
-        api_dispatch(cl, cl->in + start, len);
+        api_sched_request(cl, cl->in + start, len);
         start += len + 1;
         /* runnable() reads from in[0]: move the rest down before asking again */
         memmove(cl->in, cl->in + start, cl->in_len - start);
@@ -51,7 +66,7 @@ void api_sched_pump(api_client *cl)
     bool line = cl->in_len > 0 && memchr(cl->in, '\n', cl->in_len) != NULL;
     if (line) {
         ev_io_stop(cl->srv->loop, &cl->rio); /* run these first; the peer waits meanwhile */
-        if (runnable(cl)) api_sched_kick(cl->srv);
+        if (runnable(cl)) sched_kick(cl->srv);
     } else if (cl->in_len > API_MAX_LINE) {
         api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
     } else if (cl->eof) {
@@ -68,12 +83,12 @@ static void work_cb(struct ev_loop *loop, ev_idle *w, int revents)
     api_server *s = w->data;
     bool more = false;
     for (api_client *cl = s->clients; cl; cl = cl->next)
-        if (runnable(cl)) api_sched_pump(cl);
+        if (runnable(cl)) sched_pump(cl);
     for (api_client *cl = s->clients; cl && !more; cl = cl->next) more = runnable(cl);
     if (!more) ev_idle_stop(loop, w);
 }
 
-/* The control thread answered something: deliver it (api_command_done). */
+/* The control thread answered something: deliver it (command_done). */
 static void notify_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)loop;
@@ -82,21 +97,21 @@ static void notify_cb(struct ev_loop *loop, ev_io *w, int revents)
     ctl_poll(s->c);
 }
 
-/* The answer to a client's command: its reply (the result built from the answer, or the
- * error), then its next request may run. A client dropped meanwhile gets nothing; it is freed
- * once it no longer waits. */
-static void api_command_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
+/* The answer to a client's command (the reply target of its request): its reply (the result
+ * built from the answer, or the error), then its next request may run. A client dropped
+ * meanwhile gets nothing; it is freed once it no longer waits. */
+static void command_done(void *ctx, int rc, const ctl_error *err, const ctl_result *res)
 {
     api_client *cl = ctx;
-    json_t *id = cl->wait_id;
-    cl->wait_id = NULL;
+    json_t *id = cl->wait.id;
+    cl->wait.id = NULL;
     cl->waiting = false;
     if (!cl->dead) {
         api_err e = {{0}, {0}};
         json_t *result = NULL;
         if (rc == 0) {
-            if (cl->wait_what[0]) log_info("api: client %u: %s", cl->id, cl->wait_what);
-            result = cl->wait_build ? cl->wait_build(cl, res) : json_object();
+            if (cl->wait.what[0]) log_info("api: client %u: %s", cl->id, cl->wait.what);
+            result = cl->wait.build ? cl->wait.build(cl, res) : json_object();
             if (!result) {
                 rc = -1;
                 snprintf(e.code, sizeof e.code, "internal");
@@ -109,30 +124,68 @@ static void api_command_done(void *ctx, int rc, const ctl_error *err, const ctl_
         }
         api_reply(cl, id, rc, result, &e);
         json_decref(result);
-        api_sched_kick(cl->srv);
-        if (!runnable(cl) && !cl->dead) api_sched_pump(cl); /* read again, or close at EOF */
+        sched_kick(cl->srv);
+        if (!runnable(cl) && !cl->dead) sched_pump(cl); /* read again, or close at EOF */
     }
     json_decref(id);
 }
 
-ctl_reply_to api_sched_reply_to(api_client *cl, api_build_fn build, const char *what)
+void api_sched_request(api_client *cl, const char *line, size_t len)
 {
-    cl->wait_build = build;
-    snprintf(cl->wait_what, sizeof cl->wait_what, "%s", what ? what : "");
-    return (ctl_reply_to){api_command_done, cl};
+    ctl_reply_to to = {command_done, cl};
+    api_wait w = {NULL, NULL, ""};
+    if (api_dispatch(cl, line, len, &to, &w) == API_PENDING) {
+        cl->wait = w;
+        cl->waiting = true;
+    }
 }
 
-void api_sched_start(api_server *s)
+/* The transport's periodic hook: answers that came in without a wake-up (and timeouts), then
+ * telemetry and events out. */
+static void sched_periodic(api_server *s)
 {
+    ctl_poll(s->c);
+    api_telemetry_drain(s);
+}
+
+api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
+                     size_t err_len)
+{
+    static const api_hooks hooks = {sched_pump, sched_kick, sched_periodic};
+    api_server *s = api_transport_open(loop, opt, &hooks, err, err_len);
+    if (!s) return NULL;
+    s->c = c;
+    snprintf(s->version, sizeof s->version, "%s", opt->version ? opt->version : "");
+    s->reload = opt->reload;
+    s->reload_ctx = opt->reload_ctx;
+    s->est = payload_est_create(loop, c);
+    if (api_telemetry_start(s) != 0 || !s->est) {
+        payload_est_free(s->est);
+        api_telemetry_stop(s);
+        api_transport_close(s);
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
     ev_idle_init(&s->work, work_cb);
     s->work.data = s;
-    ev_io_init(&s->notify_io, notify_cb, ctl_notify_fd(s->c), EV_READ);
+    ev_io_init(&s->notify_io, notify_cb, ctl_notify_fd(c), EV_READ);
     s->notify_io.data = s;
-    ev_io_start(s->loop, &s->notify_io);
+    ev_io_start(loop, &s->notify_io);
+    return s;
 }
 
-void api_sched_stop(api_server *s)
+void api_close(api_server *s)
 {
+    if (!s) return;
+    payload_est_abort(s->est, "armd is stopping (the arm holds where it is until then)");
     ev_idle_stop(s->loop, &s->work);
     ev_io_stop(s->loop, &s->notify_io);
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        json_decref(cl->wait.id); /* the control thread's answers are not awaited any more */
+        cl->wait.id = NULL;
+        cl->waiting = false;
+    }
+    payload_est_free(s->est);
+    api_telemetry_stop(s);
+    api_transport_close(s);
 }

@@ -2,14 +2,35 @@
  * telemetry.c — fans the control thread's samples and events out to subscribed clients:
  * "telemetry" notifications (time [s], mono and wall clock stamps, q, qd, tau, tau_meas, q_des,
  * qd_des, ext, state) decimated from the loop rate, and "state", "fault", "trajectory_done",
- * "collision" events (time, mono, wall) to every subscriber.
+ * "collision" events (time, mono, wall) to every subscriber. Main thread (the transport's
+ * periodic hook drains); it owns its ring cursors and buffers and the subscriptions, and sends
+ * through the transport (api.c). Samples are read only while someone subscribes (the payload
+ * procedure reads its own).
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "daemon/api_internal.h"
+
+int api_telemetry_start(api_server *s)
+{
+    s->samples_cap = 256;
+    s->samples = calloc((size_t)s->samples_cap, sizeof *s->samples);
+    s->events_cap = 64;
+    s->events = calloc((size_t)s->events_cap, sizeof *s->events);
+    return s->samples && s->events ? 0 : -1;
+}
+
+void api_telemetry_stop(api_server *s)
+{
+    free(s->samples);
+    free(s->events);
+    s->samples = NULL;
+    s->events = NULL;
+}
 
 double api_telemetry_subscribe(api_client *cl, double rate_hz)
 {
@@ -129,15 +150,13 @@ void api_telemetry_drain(api_server *s)
         }
         if (k < s->events_cap) break;
     }
-    bool estimate = api_payload_estimate_running(s);
-    if (s->n_subscribers == 0 && !estimate) return;
+    if (s->n_subscribers == 0) return;
     int n = ctl_config(s->c)->n_joints;
     static char line[24 * 1024];
     for (;;) {
         int k = ctl_samples_read(s->c, &s->sample_cursor, s->samples, s->samples_cap);
         for (int i = 0; i < k; i++) {
             const ctl_sample *sm = &s->samples[i];
-            if (estimate) api_payload_estimate_feed(s, sm);
             size_t len = 0;
             for (api_client *cl = s->clients; cl; cl = cl->next) {
                 if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;

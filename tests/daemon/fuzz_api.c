@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "daemon/api_internal.h"
+#include "daemon/payload_est.h"
 #include "tests/daemon/fake_ctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -141,10 +142,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pos += len + 1;
         json_t *want_id;
         int want = expected_replies(line, len, &want_id);
-        api_dispatch(conn, line, len);
+        api_sched_request(conn, line, len);
         ctl_poll(&fake); /* the answers of commands */
         /* payload.estimate moves the arm for seconds: ended here as armd's shutdown ends it */
-        if (conn->waiting) api_payload_estimate_abort(srv, "fuzz: no arm to move");
+        if (conn->waiting) payload_est_abort(srv->est, "fuzz: no arm to move");
         if (conn->dead) { /* dropped (too much unsent output): nothing more to check */
             json_decref(want_id);
             break;

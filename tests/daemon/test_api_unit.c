@@ -1,8 +1,8 @@
 /*
- * test_api_unit.c — unit test of the socket API (daemon/api*.c, telemetry.c) against a fake
- * control thread (fake_ctl.c, the only mock: the real control thread and the real armd +
- * armsim are exercised by the integration tests). A real UNIX socket and a real libev
- * loop; the test drives the loop between its client's writes and reads.
+ * test_api_unit.c — unit test of the socket API (daemon/api*.c, telemetry.c, the payload
+ * procedure payload_est.c) against a fake control thread (fake_ctl.c, the only mock: the real
+ * control thread and the real armd + armsim are exercised by the integration tests). A real UNIX
+ * socket and a real libev loop; the test drives the loop between its client's writes and reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,7 @@
 
 #include "daemon/api.h"
 #include "daemon/api_internal.h"
+#include "daemon/payload_est.h"
 
 #include "tests/daemon/fake_ctl.h"
 
@@ -166,6 +167,15 @@ static json_t *read_line(int fd)
     }
     fail_msg("no reply from the server");
     return NULL;
+}
+
+/* Runs the server loop for about `seconds` of real time. */
+static void run_loop_for(double seconds)
+{
+    for (int i = 0; i < (int)(seconds * 1000); i++) {
+        ev_run(loop, EVRUN_NOWAIT);
+        poll(NULL, 0, 1);
+    }
 }
 
 static json_t *request(int fd, const char *line)
@@ -395,6 +405,54 @@ static void test_payload_methods(void **state)
     close(fd);
 }
 
+/* payload.estimate reads its own samples every step (the fake's ctl_samples_read hands out the
+ * next ticks); a hole in them (ticks the control thread's ring overwrote before they were read)
+ * ends it with an error naming the ticks and no further move, and the procedure is free again.
+ * While it runs another client's estimate is refused as busy. */
+static void test_payload_estimate_hole(void **state)
+{
+    (void)state;
+    for (int j = 0; j < 2; j++) {
+        fake.cfg.joint[j].lower = -1;
+        fake.cfg.joint[j].upper = 1;
+    }
+    int fd = connect_client(), other = connect_client();
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"enable\"}");
+    json_decref(r);
+    const char *est = "{\"id\": 2, \"method\": \"payload.estimate\", \"params\": {\"poses\": "
+                      "[[0.5, 0.5]], \"move_time\": 1}}\n";
+    send_all(fd, est, strlen(est));
+    run_loop_for(0.05); /* about 10 steps: samples read without a hole, the first move sent */
+    assert_true(payload_est_running(srv->est));
+    assert_int_equal(fake.commands, 2); /* enable, the move to the pose */
+    assert_float_equal(fake.last_q0[1], 0.5, 0);
+    struct pollfd p = {fd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 0), 0); /* no reply yet: the move goes on */
+    r = request(other, "{\"id\": 3, \"method\": \"payload.estimate\"}");
+    assert_string_equal(error_code(r), "busy");
+    assert_string_equal(error_message(r),
+                        "a payload estimate is running for client 1; wait for it");
+    json_decref(r);
+
+    unsigned long long last = fake.tick; /* the last tick the estimate read */
+    fake.tick += 5000;                   /* the ring overwrote the next 5000 samples */
+    r = read_line(fd);
+    assert_int_equal(json_integer_value(json_object_get(r, "id")), 2);
+    assert_string_equal(error_code(r), "failed");
+    char want[256];
+    snprintf(want, sizeof want,
+             "samples lost: ticks %llu to %llu (5000 samples) were overwritten before the "
+             "estimate read them (the main loop stalled); no fit across a hole, run it again",
+             last + 1, last + 5000);
+    assert_string_equal(error_message(r), want);
+    json_decref(r);
+    assert_false(payload_est_running(srv->est));
+    run_loop_for(0.02);
+    assert_int_equal(fake.commands, 2); /* no move after the hole */
+    close(fd);
+    close(other);
+}
+
 static void test_oversized_line_closes(void **state)
 {
     (void)state;
@@ -544,15 +602,6 @@ static void test_subscriber_that_never_reads_is_dropped(void **state)
     close(good);
 }
 
-/* Runs the server loop for about `seconds` of real time. */
-static void run_loop_for(double seconds)
-{
-    for (int i = 0; i < (int)(seconds * 1000); i++) {
-        ev_run(loop, EVRUN_NOWAIT);
-        poll(NULL, 0, 1);
-    }
-}
-
 static void test_idle_client_closed_subscriber_kept(void **state)
 {
     (void)state;
@@ -620,6 +669,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_flood_does_not_hold_others_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_payload_methods, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_payload_estimate_hole, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subscriber_that_never_reads_is_dropped, setup,
                                         teardown),
     };
