@@ -340,12 +340,6 @@ void drv_torque_off_async(drv *d)
     errno = saved;
 }
 
-uint64_t drv_now_ns(const drv *d)
-{
-    (void)d;
-    return serial_now_ns();
-}
-
 const drv_counters *drv_counters_get(const drv *d)
 {
     return &d->counters;

@@ -85,8 +85,6 @@ int drv_read(drv *d, drv_state *out, drv_fault *fault);
 /* Writes joint torques [N m|N] (split over twin servos, converted to device units). */
 int drv_write(drv *d, const double *tau, drv_fault *fault);
 const drv_counters *drv_counters_get(const drv *d);
-/* The clock of the driver's port [ns] (CLOCK_MONOTONIC for a serial port). */
-uint64_t drv_now_ns(const drv *d);
 void drv_close(drv *d);
 
 /* A byte link the driver can run its protocol over instead of a serial port (armd --lockstep:
