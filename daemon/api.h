@@ -40,6 +40,10 @@
  * to `to`. 0, or -1 with err when refused at once (to->fn is then never called). */
 typedef int (*api_reload_fn)(void *ctx, const ctl_reply_to *to, ctl_error *err);
 
+/* Lockstep's hook (armd --lockstep): simulated time advances by seconds [s] (in a paused
+ * lockstep, these ticks run now); the answer, once it has, goes to `to`. 0, or -1 with err. */
+typedef int (*api_sim_run_fn)(void *ctx, double seconds, const ctl_reply_to *to, ctl_error *err);
+
 typedef struct {
     const char *path;     /* socket path */
     unsigned mode;        /* file mode of the socket, e.g. 0660 */
@@ -52,6 +56,8 @@ typedef struct {
     const char *version;
     api_reload_fn reload;
     void *reload_ctx;
+    api_sim_run_fn sim_run; /* NULL: not a lockstep armd ("sim.run" is refused) */
+    void *sim_ctx;
 } api_options;
 
 typedef struct api_server api_server;
@@ -66,5 +72,11 @@ bool api_socket_in_use(const char *path);
 /* Closes every client and the listening socket and unlinks the socket file. */
 void api_close(api_server *s);
 int api_client_count(const api_server *s);
+/* Delivers the loop's answers and the telemetry and events now (what the periodic drain does):
+ * lockstep calls it after each run of ticks, so that no sample is overwritten unread. */
+void api_pump(api_server *s);
+/* The most output queued for any subscribed client and not yet sent [bytes]: lockstep holds
+ * simulated time while a subscriber is behind, so that it loses nothing. */
+size_t api_backlog(const api_server *s);
 
 #endif

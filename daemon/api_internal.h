@@ -103,6 +103,8 @@ struct api_server {
     char version[32];
     api_reload_fn reload;
     void *reload_ctx;
+    api_sim_run_fn sim_run;
+    void *sim_ctx;
     /* the payload procedure (payload_est.h): made by api_open, started by payload.estimate
      * (api_payload.c), ended and freed by api_close */
     struct payload_est *est;

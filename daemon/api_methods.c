@@ -377,6 +377,40 @@ static int m_reload(api_ctx *x, json_t *params, json_t **result, api_err *e)
     return API_PENDING;
 }
 
+/* The reply of sim.run: {time}, the control time reached [s]. */
+static json_t *build_sim_time(api_client *cl, const ctl_result *res)
+{
+    (void)res;
+    ctl_status st;
+    ctl_status_get(cl->srv->c, &st);
+    return json_pack("{s:o}", "time", api_json_number(st.time));
+}
+
+/* sim.run {seconds} -> {time} (armd --lockstep only): simulated time advances by seconds, in
+ * (0, SIM_RUN_MAX_S]; answered once it has. */
+#define SIM_RUN_MAX_S 3600.0
+static int m_sim_run(api_ctx *x, json_t *params, json_t **result, api_err *e)
+{
+    (void)result;
+    static const char *const keys[] = {"seconds", NULL};
+    if (api_check_keys(params, keys, "params", e)) return API_ERROR;
+    if (!x->srv->sim_run)
+        return api_fail(e, "unsupported",
+                        "sim.run: this armd drives a real arm (simulated time exists only with "
+                        "armd --lockstep)");
+    json_t *js = json_object_get(params, "seconds");
+    double seconds;
+    if (!js) return api_fail(e, "invalid_params", "params.seconds: missing");
+    if (api_get_number(js, "params.seconds", &seconds, e)) return API_ERROR;
+    if (!(seconds > 0 && seconds <= SIM_RUN_MAX_S))
+        return api_fail(e, "invalid_params", "params.seconds: %g s is outside (0, %g]", seconds,
+                        SIM_RUN_MAX_S);
+    ctl_error ce = {{0}, {0}};
+    if (x->srv->sim_run(x->srv->sim_ctx, seconds, api_reply_to(x, build_sim_time, NULL), &ce))
+        return api_fail_ctl(e, &ce);
+    return API_PENDING;
+}
+
 /* subscribe {rate_hz?} -> {rate_hz}: telemetry at 1 Hz up to the loop rate, plus events. */
 static int m_subscribe(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
@@ -434,6 +468,7 @@ static const struct {
     {"gains.set", m_gains_set, NULL, false},
     {"controller.set", m_controller_set, NULL, false},
     {"reload", m_reload, NULL, false},
+    {"sim.run", m_sim_run, NULL, false},
     {"subscribe", m_subscribe, NULL, false},
     {"unsubscribe", m_unsubscribe, NULL, false},
     {"stats.reset", m_stats_reset, NULL, false},

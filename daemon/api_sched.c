@@ -158,6 +158,8 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
     snprintf(s->version, sizeof s->version, "%s", opt->version ? opt->version : "");
     s->reload = opt->reload;
     s->reload_ctx = opt->reload_ctx;
+    s->sim_run = opt->sim_run;
+    s->sim_ctx = opt->sim_ctx;
     s->est = payload_est_create(loop, c);
     if (api_telemetry_start(s) != 0 || !s->est) {
         payload_est_free(s->est);
@@ -188,4 +190,17 @@ void api_close(api_server *s)
     payload_est_free(s->est);
     api_telemetry_stop(s);
     api_transport_close(s);
+}
+
+void api_pump(api_server *s)
+{
+    sched_periodic(s);
+}
+
+size_t api_backlog(const api_server *s)
+{
+    size_t most = 0;
+    for (const api_client *cl = s->clients; cl; cl = cl->next)
+        if (cl->subscribed && !cl->dead && out_pending(cl) > most) most = out_pending(cl);
+    return most;
 }

@@ -92,6 +92,9 @@ void ctl_poll(ctl *c);
 /* A descriptor (eventfd) that becomes readable when the loop has answered something: watch it
  * in the main loop and call ctl_poll(). */
 int ctl_notify_fd(ctl *c);
+/* True while an answer is owed (a command sent to the loop and not answered, or one waiting
+ * for its turn): a paused lockstep runs ticks until it is given. */
+bool ctl_waiting(ctl *c);
 
 /* disabled -> holding (present position, no jump). The loop waits for a fresh state within the
  * limits (as long as an enabled arm would ride out failed reads: [safety] max_failed_reads and

@@ -127,6 +127,15 @@ int ctl_notify_fd(ctl *c)
     return handoff_notify_fd(c->h);
 }
 
+bool ctl_waiting(ctl *c)
+{
+    for (int i = 0; i < CTL_MAX_PENDING; i++)
+        if (c->pending[i].used && !c->pending[i].answered &&
+            (c->pending[i].seq || c->pending[i].change))
+            return true;
+    return false;
+}
+
 /* One reply from the loop: an answer (the in-flight change taken or refused) and the objects
  * it hands back. */
 static void take_reply(ctl *c, const loop_reply *r)

@@ -22,6 +22,8 @@
 #include "daemon/control.h"
 #include "daemon/dyngen.h"
 #include "daemon/fatal.h"
+#include "daemon/lockstep.h"
+#include "daemon/lockstep_pace.h"
 #include "daemon/log.h"
 #include "daemon/reload.h"
 #include "daemon/torqueoff.h"
@@ -43,6 +45,7 @@ static const char usage_text[] =
     "\n"
     "SYNOPSIS\n"
     "    armd -c CONFIG [--socket PATH] [--port PATH] [--foreground] [--verbose]\n"
+    "    armd -c CONFIG --lockstep [--speed X | --paused] [--socket PATH] [-- ARMSIM-OPTIONS]\n"
     "    armd --check-config CONFIG\n"
     "    armd --torque-off -c CONFIG [--port PATH]\n"
     "    armd --version | --help\n"
@@ -68,6 +71,17 @@ static const char usage_text[] =
     "                          joints, total mass, gravity torque at the zero pose, torque\n"
     "                          limits, loop period, bus time per tick, and which dynamics\n"
     "                          armd would use (the arm's generated code or the general core)\n"
+    "        --lockstep        drive a simulated arm instead of the serial port: armsim's\n"
+    "                          physics and servos in this process on a simulated clock, the\n"
+    "                          real loop stepped on it, as fast as the machine computes\n"
+    "                          (deterministic: the same config, options and requests give the\n"
+    "                          same telemetry bit for bit). The socket API is the same, plus\n"
+    "                          sim.run; options after -- are armsim's (armsim(1), without -c\n"
+    "                          and --link)\n"
+    "        --speed X         with --lockstep: X times real time instead of as fast as it\n"
+    "                          computes (1: watch it in armweb at the real pace)\n"
+    "        --paused          with --lockstep: simulated time stands still but for sim.run and\n"
+    "                          the ticks a command needs to be answered\n"
     "        --torque-off      with -c (and --port): switch the torque of every configured\n"
     "                          servo (or the armlink board) off, each confirmed, and exit;\n"
     "                          nothing else is probed or changed. For an arm whose armd is\n"
@@ -75,7 +89,8 @@ static const char usage_text[] =
     "                          holds the port (use armctl estop)\n"
     "    -V, --version         print the version and exit\n"
     "    -h, --help            print this help and exit\n"
-    "\n"
+    "\n";
+static const char usage_text_2[] =
     "SIGNALS\n"
     "    SIGHUP     reload CONFIG: gains, limits and safety thresholds switch between two\n"
     "               ticks; changes needing a restart (joints, kinematics, masses, driver,\n"
@@ -130,6 +145,14 @@ typedef struct {
     double health_period;
     char last_status[256];
     reloader rl; /* SIGHUP's and the socket's reload */
+    /* --lockstep: the simulated arm and when its time runs */
+    bool lockstep;
+    double speed;
+    bool paused;
+    int sim_argc;
+    char **sim_argv;
+    lockstep *ls;
+    lockstep_pace *pace;
 } armd;
 
 /* Logs control-thread events (state changes, faults, trajectory ends) from the main thread. */
@@ -249,12 +272,19 @@ static void stop_cb(struct ev_loop *loop, ev_signal *w, int revents)
 /* Parses the options; returns -1 to exit with *status. */
 static int parse_args(int argc, char **argv, armd *a, int *status)
 {
-    static const struct option opts[] = {
-        {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
-        {"port", required_argument, NULL, 'p'},   {"foreground", no_argument, NULL, 'f'},
-        {"verbose", no_argument, NULL, 'v'},      {"check-config", required_argument, NULL, 'C'},
-        {"torque-off", no_argument, NULL, 'T'},   {"version", no_argument, NULL, 'V'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"config", required_argument, NULL, 'c'},
+                                         {"socket", required_argument, NULL, 's'},
+                                         {"port", required_argument, NULL, 'p'},
+                                         {"foreground", no_argument, NULL, 'f'},
+                                         {"verbose", no_argument, NULL, 'v'},
+                                         {"check-config", required_argument, NULL, 'C'},
+                                         {"torque-off", no_argument, NULL, 'T'},
+                                         {"version", no_argument, NULL, 'V'},
+                                         {"lockstep", no_argument, NULL, 'L'},
+                                         {"speed", required_argument, NULL, 'S'},
+                                         {"paused", no_argument, NULL, 'P'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     int o;
     while ((o = getopt_long(argc, argv, "c:s:p:fvVh", opts, NULL)) != -1) {
         switch (o) {
@@ -278,12 +308,32 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
         case 'T':
             a->torque_off = true;
             break;
+        case 'L':
+            a->lockstep = true;
+            break;
+        case 'S': {
+            char *end;
+            a->speed = strtod(optarg, &end);
+            if (*end || !(a->speed > 0 && a->speed <= 1e6)) {
+                fprintf(stderr,
+                        "armd: --speed: '%s' is not a speed within (0, 1e6] (times real "
+                        "time)\n",
+                        optarg);
+                *status = 2;
+                return -1;
+            }
+            break;
+        }
+        case 'P':
+            a->paused = true;
+            break;
         case 'V':
             printf("armd %s\n", ARMD_VERSION);
             *status = 0;
             return -1;
         case 'h':
             fputs(usage_text, stdout);
+            fputs(usage_text_2, stdout);
             *status = 0;
             return -1;
         default:
@@ -293,8 +343,26 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
             return -1;
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "armd: unexpected argument '%s'; armd --help for usage\n", argv[optind]);
+    if (optind < argc && !(a->lockstep && strcmp(argv[optind - 1], "--") == 0)) {
+        fprintf(stderr, "armd: unexpected argument '%s'; armd --help for usage%s\n", argv[optind],
+                a->lockstep ? " (the simulator's options follow --)" : "");
+        *status = 2;
+        return -1;
+    }
+    a->sim_argc = argc - optind;
+    a->sim_argv = argv + optind;
+    if ((a->speed > 0 || a->paused) && !a->lockstep) {
+        fprintf(stderr, "armd: --speed and --paused go with --lockstep\n");
+        *status = 2;
+        return -1;
+    }
+    if (a->speed > 0 && a->paused) {
+        fprintf(stderr, "armd: --speed or --paused, not both\n");
+        *status = 2;
+        return -1;
+    }
+    if (a->lockstep && (a->port_override || a->torque_off)) {
+        fprintf(stderr, "armd: --lockstep drives a simulated arm: no --port, no --torque-off\n");
         *status = 2;
         return -1;
     }
@@ -315,8 +383,41 @@ static int parse_args(int argc, char **argv, armd *a, int *status)
     return 0;
 }
 
+/* The arm's driver: the serial port opened and probed, or (--lockstep) the simulated arm's.
+ * NULL on failure (logged). */
+static drv *open_driver(armd *a)
+{
+    if (a->lockstep) {
+        char err[512];
+        a->ls = lockstep_open(a->cfg, a->config_path, a->sim_argc, a->sim_argv, err, sizeof err);
+        if (!a->ls) {
+            log_err("cannot start the simulated arm: %s", err);
+            return NULL;
+        }
+        return lockstep_driver(a->ls);
+    }
+    drv_fault f = {DRV_OK, -1, ""};
+    drv *d = drv_open(a->cfg, &f);
+    if (!d) {
+        log_err("cannot open serial port %s: %s", a->cfg->driver.port, f.message);
+        return NULL;
+    }
+    fatal_arm(d, NULL); /* from here a crash writes the torque-off frame */
+    if (drv_probe(d, &f) == 0) return d;
+    if (f.device_id >= 0)
+        log_err("probe failed on %s, device ID %d: %s (%s)", a->cfg->driver.port, f.device_id,
+                f.message, drv_status_name(f.status));
+    else
+        log_err("probe failed on %s: %s (%s)", a->cfg->driver.port, f.message,
+                drv_status_name(f.status));
+    fatal_arm(NULL, NULL);
+    drv_close(d);
+    return NULL;
+}
+
 /* Loads the configuration and builds the model; opens and probes the driver; creates and
- * starts the control thread. Returns the exit status on failure, 0 on success. */
+ * starts the control loop (its thread, or stepped on the simulated clock). Returns the exit
+ * status on failure, 0 on success. */
 static int start_arm(armd *a)
 {
     a->cfg = calloc(1, sizeof *a->cfg);
@@ -334,7 +435,7 @@ static int start_arm(armd *a)
     reload_apply_overrides(&a->rl, a->cfg);
     if (api_socket_in_use(a->cfg->socket.path)) {
         log_err("another armd is already serving %s; not touching %s", a->cfg->socket.path,
-                a->cfg->driver.port);
+                a->lockstep ? "the simulated arm" : a->cfg->driver.port);
         return 1;
     }
     dyn_model *model = dyn_model_create(&a->cfg->model, NULL, NULL);
@@ -344,23 +445,8 @@ static int start_arm(armd *a)
     }
     dyngen_find(a->config_path, model, &a->gen);
     log_msg(a->gen.refused ? LOG_PRIO_WARNING : LOG_PRIO_INFO, "dynamics: %s", a->gen.what);
-    drv_fault f = {DRV_OK, -1, ""};
-    drv *d = drv_open(a->cfg, &f);
+    drv *d = open_driver(a);
     if (!d) {
-        log_err("cannot open serial port %s: %s", a->cfg->driver.port, f.message);
-        dyn_model_free(model);
-        return 1;
-    }
-    fatal_arm(d, NULL); /* from here a crash writes the torque-off frame */
-    if (drv_probe(d, &f) != 0) {
-        if (f.device_id >= 0)
-            log_err("probe failed on %s, device ID %d: %s (%s)", a->cfg->driver.port, f.device_id,
-                    f.message, drv_status_name(f.status));
-        else
-            log_err("probe failed on %s: %s (%s)", a->cfg->driver.port, f.message,
-                    drv_status_name(f.status));
-        fatal_arm(NULL, NULL);
-        drv_close(d);
         dyn_model_free(model);
         return 1;
     }
@@ -374,8 +460,9 @@ static int start_arm(armd *a)
         return 1;
     }
     ctl_use_generated(a->c, a->gen.module);
-    if (ctl_start(a->c, &err) != 0) {
-        log_err("cannot start the control thread: %s", err.message);
+    int rc = a->ls ? lockstep_start(a->ls, a->c, &err) : ctl_start(a->c, &err);
+    if (rc != 0) {
+        log_err("cannot start the control loop: %s", err.message);
         fatal_arm(NULL, NULL);
         ctl_free(a->c);
         a->c = NULL;
@@ -384,6 +471,27 @@ static int start_arm(armd *a)
     fatal_arm(d, a->c); /* and SIGUSR1 stops the arm */
     a->rl.c = a->c;
     return 0;
+}
+
+/* Lockstep's hooks into the API (lockstep_pace.h): after a batch of ticks, the answers and the
+ * telemetry out; how far a subscriber is behind. */
+static void pace_after(void *ctx)
+{
+    api_pump(ctx);
+}
+
+static size_t pace_backlog(void *ctx)
+{
+    return api_backlog(ctx);
+}
+
+/* Frees what start_arm made (the controller stopped already). */
+static void free_arm(armd *a)
+{
+    ctl_free(a->c);
+    lockstep_free(a->ls); /* after the controller, which closed its driver */
+    dyngen_release(&a->gen);
+    free(a->cfg);
 }
 
 int main(int argc, char **argv)
@@ -407,8 +515,7 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, &old);
     status = start_arm(&a);
     if (status != 0) {
-        dyngen_release(&a.gen);
-        free(a.cfg);
+        free_arm(&a);
         return status;
     }
     a.loop = ev_default_loop(0);
@@ -432,16 +539,24 @@ int main(int argc, char **argv)
                      .version = ARMD_VERSION,
                      .reload = reload_request,
                      .reload_ctx = &a.rl};
+    if (a.ls) { /* simulated time runs from the main loop; sim.run asks it to */
+        a.pace = lockstep_pace_start(a.loop, a.ls, a.c, a.speed, a.paused);
+        o.sim_run = lockstep_pace_run;
+        o.sim_ctx = a.pace;
+    }
     char err[256] = "";
-    a.api = api_open(a.loop, a.c, &o, err, sizeof err);
+    a.api = (a.pace || !a.ls) ? api_open(a.loop, a.c, &o, err, sizeof err) : NULL;
     if (!a.api) {
-        log_err("cannot serve the socket: %s", err);
+        log_err("cannot serve the socket: %s", err[0] ? err : "out of memory");
+        lockstep_pace_stop(a.pace);
         ctl_stop(a.c);
         fatal_arm(NULL, NULL);
-        ctl_free(a.c);
-        dyngen_release(&a.gen);
-        free(a.cfg);
+        free_arm(&a);
         return 1;
+    }
+    if (a.pace) {
+        lockstep_hooks hooks = {pace_after, pace_backlog, a.api};
+        lockstep_pace_hooks(a.pace, &hooks);
     }
 
     uint64_t wd_usec = 0;
@@ -455,23 +570,30 @@ int main(int argc, char **argv)
     ev_timer_start(a.loop, &health);
     ev_timer_start(a.loop, &events);
 
-    log_notice(
-        "armd %s: arm %s, %d joints, %g Hz, %s, driver %s on %s, socket %s, disabled", ARMD_VERSION,
-        cfg->name, cfg->n_joints, cfg->rate_hz, cfg_controller_name(cfg->controller),
-        cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", cfg->driver.port, cfg->socket.path);
+    char where[300];
+    if (a.ls)
+        snprintf(where, sizeof where, "a simulated arm (lockstep, %s)",
+                 a.paused      ? "paused: time runs by sim.run"
+                 : a.speed > 0 ? "paced"
+                               : "as fast as it computes");
+    else
+        snprintf(where, sizeof where, "%s", cfg->driver.port);
+    log_notice("armd %s: arm %s, %d joints, %g Hz, %s, driver %s on %s, socket %s, disabled",
+               ARMD_VERSION, cfg->name, cfg->n_joints, cfg->rate_hz,
+               cfg_controller_name(cfg->controller),
+               cfg->driver.type == DRIVER_DXL2 ? "dxl2" : "armlink", where, cfg->socket.path);
     update_status(&a);
     sd_notify(0, "READY=1");
 
     ev_run(a.loop, 0);
 
     sd_notify(0, "STOPPING=1\nSTATUS=stopping: torque off");
+    lockstep_pace_stop(a.pace);
     ctl_stop(a.c);
     log_events(&a);
     api_close(a.api);
     fatal_arm(NULL, NULL); /* before the driver closes */
-    ctl_free(a.c);
-    dyngen_release(&a.gen);
-    free(a.cfg);
+    free_arm(&a);
     log_notice("stopped: torque off, servos disabled");
     return 0;
 }

@@ -1,0 +1,165 @@
+/*
+ * lockstep_pace.c — when simulated time runs (see lockstep_pace.h). Main thread only.
+ */
+#include "daemon/lockstep_pace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BATCH       200          /* ticks between two deliveries of answers and telemetry */
+#define BACKLOG_MAX (256 * 1024) /* a subscriber this far behind holds simulated time [bytes] */
+
+/* A sim.run waiting for its time. */
+typedef struct {
+    bool used;
+    double target; /* control time to reach [s] */
+    ctl_reply_to to;
+} pace_run;
+
+struct lockstep_pace {
+    struct ev_loop *loop;
+    lockstep *ls;
+    ctl *c;
+    double speed; /* x real time; 0 = as fast as it computes */
+    bool paused;
+    double period; /* [s] */
+    ev_prepare prepare;
+    ev_idle idle;
+    ev_timer timer;
+    ev_tstamp wall0; /* pacing origin: the wall clock ... */
+    double sim0;     /* ... and the control time then */
+    pace_run runs[LOCKSTEP_RUNS];
+    lockstep_hooks hooks;
+};
+
+/* The furthest control time a sim.run waits for, or -1. */
+static double furthest_run(const lockstep_pace *p)
+{
+    double t = -1;
+    for (int i = 0; i < LOCKSTEP_RUNS; i++)
+        if (p->runs[i].used && p->runs[i].target > t) t = p->runs[i].target;
+    return t;
+}
+
+/* How many ticks may run now (0: none; then *wait_s > 0 when a timer should look again). */
+static int ticks_due(lockstep_pace *p, double *wait_s)
+{
+    *wait_s = 0;
+    if (p->hooks.backlog && p->hooks.backlog(p->hooks.ctx) > BACKLOG_MAX) return 0;
+    double t = lockstep_time(p->ls);
+    if (p->paused) {
+        double target = furthest_run(p);
+        if (target > t) return (int)((target - t) / p->period) + 1;
+        return ctl_waiting(p->c) ? 1 : 0; /* a command is answered after its tick */
+    }
+    if (p->speed > 0) {
+        double due = p->sim0 + p->speed * (ev_now(p->loop) - p->wall0);
+        if (t >= due) {
+            *wait_s = (t - due + p->period) / p->speed;
+            return 0;
+        }
+        return (int)((due - t) / p->period) + 1;
+    }
+    return BATCH;
+}
+
+/* Answers the sim.run requests whose time has come. */
+static void answer_runs(lockstep_pace *p)
+{
+    double t = lockstep_time(p->ls);
+    for (int i = 0; i < LOCKSTEP_RUNS; i++) {
+        pace_run *r = &p->runs[i];
+        if (!r->used || t < r->target - 1e-9) continue;
+        r->used = false;
+        ctl_result res;
+        memset(&res, 0, sizeof res);
+        if (r->to.fn) r->to.fn(r->to.ctx, 0, NULL, &res);
+    }
+}
+
+/* A batch of ticks, then the answers and telemetry they made. */
+static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+    (void)loop, (void)revents;
+    lockstep_pace *p = w->data;
+    double wait;
+    int k = ticks_due(p, &wait);
+    if (k > BATCH) k = BATCH;
+    for (int i = 0; i < k; i++) lockstep_tick(p->ls);
+    if (k && p->hooks.after) p->hooks.after(p->hooks.ctx);
+    answer_runs(p);
+}
+
+/* Before the loop waits: ticks to run keep the idle watcher on; otherwise a timer (paced) or
+ * the next event (a request, a reader catching up) looks again. */
+static void prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+    (void)revents;
+    lockstep_pace *p = w->data;
+    double wait;
+    if (ticks_due(p, &wait) > 0) {
+        ev_idle_start(loop, &p->idle);
+        return;
+    }
+    ev_idle_stop(loop, &p->idle);
+    if (wait > 0 && !ev_is_active(&p->timer)) {
+        ev_timer_set(&p->timer, wait, 0);
+        ev_timer_start(loop, &p->timer);
+    }
+}
+
+/* The paced wait is over (prepare_cb looks again). */
+static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+    (void)loop, (void)w, (void)revents;
+}
+
+lockstep_pace *lockstep_pace_start(struct ev_loop *loop, lockstep *ls, ctl *c, double speed,
+                                   bool paused)
+{
+    lockstep_pace *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->loop = loop;
+    p->ls = ls;
+    p->c = c;
+    p->speed = speed;
+    p->paused = paused;
+    p->period = 1.0 / ctl_config(c)->rate_hz;
+    p->wall0 = ev_now(loop);
+    p->sim0 = lockstep_time(ls);
+    ev_prepare_init(&p->prepare, prepare_cb);
+    ev_idle_init(&p->idle, idle_cb);
+    ev_init(&p->timer, timer_cb);
+    p->prepare.data = p->idle.data = p->timer.data = p;
+    ev_prepare_start(loop, &p->prepare);
+    return p;
+}
+
+void lockstep_pace_hooks(lockstep_pace *p, const lockstep_hooks *h)
+{
+    p->hooks = *h;
+}
+
+int lockstep_pace_run(void *ctx, double seconds, const ctl_reply_to *to, ctl_error *err)
+{
+    lockstep_pace *p = ctx;
+    for (int i = 0; i < LOCKSTEP_RUNS; i++) {
+        if (p->runs[i].used) continue;
+        p->runs[i] = (pace_run){true, lockstep_time(p->ls) + seconds, *to};
+        return 0;
+    }
+    snprintf(err->code, sizeof err->code, "busy");
+    snprintf(err->message, sizeof err->message, "%d sim.run requests are waiting already",
+             LOCKSTEP_RUNS);
+    return -1;
+}
+
+void lockstep_pace_stop(lockstep_pace *p)
+{
+    if (!p) return;
+    ev_prepare_stop(p->loop, &p->prepare);
+    ev_idle_stop(p->loop, &p->idle);
+    ev_timer_stop(p->loop, &p->timer);
+    free(p);
+}
