@@ -187,7 +187,8 @@ void api_telemetry_drain(struct api_server *s);
 double api_telemetry_subscribe(api_client *cl, double rate_hz);
 /* The clocks of control time t [s]: *mono its CLOCK_MONOTONIC time [s], *wall its
  * CLOCK_REALTIME time [s since the epoch] (the realtime clock's present offset from the
- * monotonic one applied: a clock step moves later stamps, never the monotonic ones). */
+ * monotonic one applied: a clock step moves later stamps, never the monotonic ones). In
+ * lockstep both are the simulated clock (deterministic telemetry). */
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 
 /* ---------------------------------------------------------------------- api_payload.c */

@@ -163,6 +163,9 @@ int ctl_stats_reset(ctl *c, const ctl_reply_to *to, ctl_error *err);
  * simulated clock in lockstep; to join armd's records with other clocks. */
 double ctl_mono_of(ctl *c, double t);
 
+/* True when the loop runs on a simulated clock (lockstep): `mono` is then that clock. */
+bool ctl_simulated(ctl *c);
+
 /* Snapshot of everything `status` reports. */
 void ctl_status_get(ctl *c, ctl_status *out);
 /* The running configuration (main thread's copy; valid until the next successful reload). */

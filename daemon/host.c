@@ -233,6 +233,11 @@ double ctl_mono_of(ctl *c, double t)
     return (double)handoff_t0(c->h) * 1e-9 + t;
 }
 
+bool ctl_simulated(ctl *c)
+{
+    return c->mode == HOST_STEPPED;
+}
+
 void ctl_status_get(ctl *c, ctl_status *out)
 {
     ctl_pub pub;

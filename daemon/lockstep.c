@@ -20,9 +20,10 @@ struct lockstep {
     drv *driver; /* until ctl_create takes it */
     ctl *c;
     int64_t period_ns;
-    int64_t next_ns;  /* the last tick's deadline (the simulated clock) */
-    int64_t t0_ns;    /* control time 0 */
-    int64_t stall_ns; /* the next tick wakes this late */
+    int64_t next_ns;     /* the last tick's deadline (the simulated clock) */
+    int64_t t0_ns;       /* control time 0 */
+    int64_t stall_ns;    /* the next tick wakes this late */
+    physics_state truth; /* the true state at the last tick's deadline */
 };
 
 /* Copies armsim's options for the parser and the bus (strings kept until lockstep_free). */
@@ -110,6 +111,8 @@ int lockstep_start(lockstep *ls, ctl *c, ctl_error *err)
 void lockstep_tick(lockstep *ls)
 {
     ls->next_ns += ls->period_ns;
+    simbus_advance_to(ls->bus, (uint64_t)ls->next_ns);
+    simbus_state(ls->bus, &ls->truth);
     simbus_advance_to(ls->bus, (uint64_t)(ls->next_ns + ls->stall_ns));
     ls->stall_ns = 0;
     int64_t late = (int64_t)simbus_now_ns(ls->bus) - ls->next_ns;
@@ -127,6 +130,16 @@ void lockstep_run_until(lockstep *ls, double t)
 double lockstep_time(const lockstep *ls)
 {
     return (double)(ls->next_ns - ls->t0_ns) * 1e-9;
+}
+
+void lockstep_truth(const lockstep *ls, physics_state *out)
+{
+    *out = ls->truth;
+}
+
+void lockstep_flush(lockstep *ls)
+{
+    simbus_flush(ls->bus);
 }
 
 void lockstep_stall(lockstep *ls, double seconds)

@@ -37,6 +37,10 @@ void lockstep_tick(lockstep *ls);
 void lockstep_run_until(lockstep *ls, double t);
 /* The control time of the last tick [s]. */
 double lockstep_time(const lockstep *ls);
+/* The arm's true state at the last tick's deadline (before its read). */
+void lockstep_truth(const lockstep *ls, physics_state *out);
+/* Makes what the simulation wrote visible to readers (the --truth file up to now). */
+void lockstep_flush(lockstep *ls);
 /* Injected: the next tick wakes seconds late, as after a host stall (the periods it missed are
  * skipped, as on the real-time thread). */
 void lockstep_stall(lockstep *ls, double seconds);

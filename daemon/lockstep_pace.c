@@ -87,6 +87,7 @@ static void idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
     int k = ticks_due(p, &wait);
     if (k > BATCH) k = BATCH;
     for (int i = 0; i < k; i++) lockstep_tick(p->ls);
+    if (k) lockstep_flush(p->ls);
     if (k && p->hooks.after) p->hooks.after(p->hooks.ctx);
     answer_runs(p);
 }

@@ -56,6 +56,10 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz)
 
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall)
 {
+    if (ctl_simulated(c)) { /* lockstep: one clock, the simulated one */
+        *mono = *wall = ctl_mono_of(c, t);
+        return;
+    }
     struct timespec m, w;
     clock_gettime(CLOCK_MONOTONIC, &m);
     clock_gettime(CLOCK_REALTIME, &w);

@@ -76,6 +76,12 @@ int ctl_notify_fd(ctl *c)
     return c->notify_fd;
 }
 
+bool ctl_simulated(ctl *c)
+{
+    (void)c;
+    return false;
+}
+
 bool ctl_alive(ctl *c)
 {
     return c != NULL;

@@ -271,6 +271,11 @@ void simbus_faults_start(simbus *b)
     faults_start_now(&b->faults, b->now);
 }
 
+void simbus_flush(simbus *b)
+{
+    truth_flush(b->truth);
+}
+
 /* Devices, physics, then the truth log (the physics writes to it); NULL does nothing. */
 void simbus_free(simbus *b)
 {

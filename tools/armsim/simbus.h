@@ -60,6 +60,9 @@ void simbus_advance_to(simbus *b, uint64_t t_ns);
  * SIMBUS_START_NS). */
 void simbus_state(simbus *b, physics_state *s);
 
+/* Hands the truth rows written so far to the file (a reader sees every row up to now). */
+void simbus_flush(simbus *b);
+
 /* Faults injected at a chosen moment (tests): */
 /* The next count replies are lost (as --drop would lose them). */
 void simbus_lose_replies(simbus *b, int count);

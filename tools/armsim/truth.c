@@ -138,6 +138,11 @@ void truth_push(truth_log *t, double time, double mono, const double *q, const d
     atomic_store_explicit(&t->head, head + 1, memory_order_release);
 }
 
+void truth_flush(truth_log *t)
+{
+    if (t && t->sync && fflush(t->f) != 0) atomic_fetch_add(&t->lost, 1);
+}
+
 /* Stops the writer after its last drain, closes the file; the records lost. */
 uint64_t truth_close(truth_log *t)
 {

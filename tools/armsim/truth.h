@@ -51,6 +51,9 @@ truth_log *truth_open(const char *path, int n, int decimate, const char *extra_h
 void truth_push(truth_log *t, double time, double mono, const double *q, const double *qd,
                 const double *tau, const double *ext, double wall_force, const double *tool,
                 const double *extra);
+/* TRUTH_SYNCHRONOUS: hands the rows written so far to the file (fflush), so that a reader of
+ * the file sees every row up to now. Nothing for the writer thread's mode. */
+void truth_flush(truth_log *t);
 /* Drains the ring, flushes, closes the file and joins the writer. Returns records lost (for
  * TRUTH_SYNCHRONOUS: rows the file refused, also at the final flush). */
 uint64_t truth_close(truth_log *t);
