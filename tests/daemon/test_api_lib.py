@@ -1,6 +1,13 @@
-"""test_api_lib.py — shared helpers for armd's integration tests (real armd, real armsim on a
-pseudo-terminal, the real socket, through the armd package in tools/python). Python 3
-standard library only.
+"""test_api_lib.py — shared helpers for armd's integration tests (real armd, the real socket,
+through the armd package in tools/python), in one of two rigs:
+ - real time (Rig): armsim as a process on a pseudo-terminal, armd's control thread on the wall
+   clock; for the I/O path (pty, socket, signals, processes);
+ - lockstep (Rig(..., lockstep="paused" | "free")): `armd --lockstep`, armsim's arm in armd's
+   own process on a simulated clock; the quality tests run here, on simulated time, once, with
+   no host stall in their figures. Paused: simulated time advances only by rig.run(seconds)
+   (sim.run) and the tick each command needs, so the same test gives the same telemetry; free:
+   it runs as fast as the machine computes (for armctl's procedures, which wait for events).
+Python 3 standard library only.
 
 Processes are started in a private temporary directory and always stopped (SIGTERM, then
 SIGKILL) when the test ends. Results are judged against armsim's truth file; the two clocks
@@ -17,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 # the Python client from the source tree (never an installed copy)
@@ -96,17 +104,8 @@ class Client(armd.Client):
             raise TestFailure("armd closed the connection before replying to " + method)
 
     def call(self, method, params=None):
-        """The result of a request; fails the test on an error reply. An enable that armd
-        refuses because no state could be read that tick (code "device": right after start, or
-        on a loaded machine) is sent again, up to 20 times 50 ms apart, as a user would: armd
-        is right to refuse, and the tests are not about that tick."""
+        """The result of a request; fails the test on an error reply."""
         m = self.call_full(method, params)
-        for _ in range(20):
-            if not (method == "enable" and m.get("error", {}).get("code") == "device"):
-                break
-            print("enable refused (%s); again in 50 ms" % m["error"]["message"])
-            time.sleep(0.05)
-            m = self.call_full(method, params)
         check("result" in m, "%s failed: %s" % (method, m.get("error")))
         return m["result"]
 
@@ -132,6 +131,13 @@ REAL_GAP_DROPIN = (DEFAULT_DROPIN.replace("max_read_gap_ms = 400", "max_read_gap
 # own torque-off paths).
 NO_WATCHDOG_DROPIN = DEFAULT_DROPIN.replace("bus_watchdog_ms = 500\n",
                                             "bus_watchdog_ms = 0\nallow_no_watchdog = true\n")
+# Lockstep: the loop at 1 kHz, everything else as the example has it (no host stalls to ride
+# out on simulated time, so no widened tolerance).
+LOCKSTEP_DROPIN = "[arm]\nrate_hz = 1000\n"
+# armsim's truth in lockstep: every 10th physics step (1 kHz at armsim's 10 kHz): the rows
+# follow armd's ticks, and formatting every step would cost more than the simulation itself.
+LOCKSTEP_TRUTH_DECIMATE = 10
+SIMBUS_START = 1.0  # armsim's simulated clock at its start [s] (tools/armsim/simbus.h)
 
 
 def _die_with_parent():
@@ -147,11 +153,20 @@ def _die_with_parent():
 class Rig:
     """armsim + armd on a pseudo-terminal in a temporary directory."""
 
-    def __init__(self, args, name, sim_args=READY_POSE, dropin=DEFAULT_DROPIN, armd_env=None):
+    def __init__(self, args, name, sim_args=READY_POSE, dropin=None, armd_env=None,
+                 lockstep=None, truth_decimate=LOCKSTEP_TRUTH_DECIMATE):
         """The config is a copy of args.config in the run directory (arm.ini) with dropin as
-        the drop-in arm.d/10-test.ini (default: the loop at 1 kHz, see DEFAULT_DROPIN). The simulated PUMA starts
-        in its ready pose (upright), where friction holds it while armd is still disabled; at
-        the zero pose it would fall onto its shoulder end stop before it could be enabled."""
+        the drop-in arm.d/10-test.ini (default: the loop at 1 kHz, DEFAULT_DROPIN, or
+        LOCKSTEP_DROPIN in lockstep). The simulated PUMA starts in its ready pose (upright),
+        where friction holds it while armd is still disabled; at the zero pose it would fall
+        onto its shoulder end stop before it could be enabled. lockstep: None (armsim on a pty,
+        real time), "paused" or "free" (armd --lockstep, sim_args are armsim's options)."""
+        check(lockstep in (None, "paused", "free"), "lockstep: None, 'paused' or 'free'")
+        self.lockstep = lockstep
+        self.truth_decimate = truth_decimate
+        self._clock = None  # lockstep: the connection rig.run() asks on
+        if dropin is None:
+            dropin = LOCKSTEP_DROPIN if lockstep else DEFAULT_DROPIN
         self.args = args
         self.dir = tempfile.mkdtemp(prefix="armd-test-%s-" % name)
         self.config = os.path.join(self.dir, "arm.ini")
@@ -189,6 +204,8 @@ class Rig:
         return False
 
     def start_sim(self):
+        if self.lockstep:
+            return  # the simulated arm lives in armd
         log = open(os.path.join(self.dir, "armsim.log"), "w")
         self.sim = subprocess.Popen(
             realtime_prefix() + [self.args.armsim, "-c", self.config, "--link", self.link, "--truth", self.truth]
@@ -205,10 +222,16 @@ class Rig:
 
     def start_armd(self, extra=()):
         log = open(os.path.join(self.dir, "armd.log"), "w")
-        self.armd = subprocess.Popen(
-            [self.args.armd, "-c", self.config, "--port", self.link, "--socket", self.sock]
-            + list(extra), stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
-            env=self.armd_env)
+        if self.lockstep:
+            cmd = ([self.args.armd, "-c", self.config, "--socket", self.sock, "--lockstep"]
+                   + (["--paused"] if self.lockstep == "paused" else []) + list(extra)
+                   + ["--", "--truth", self.truth, "--truth-decimate", str(self.truth_decimate)]
+                   + self.sim_args)
+        else:
+            cmd = ([self.args.armd, "-c", self.config, "--port", self.link, "--socket", self.sock]
+                   + list(extra))
+        self.armd = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                     preexec_fn=_die_with_parent, env=self.armd_env)
         deadline = time.time() + 15
         while time.time() < deadline:
             if os.path.exists(self.sock):
@@ -229,8 +252,30 @@ class Rig:
     def client(self):
         return Client(self.sock)
 
+    def run(self, seconds):
+        """Lockstep: lets simulated time advance by seconds [s] (sim.run on a connection of the
+        rig's own) and returns the control time reached [s]. Paused, nothing else advances it."""
+        check(self.lockstep, "rig.run is for lockstep rigs")
+        if self._clock is None:
+            self._clock = Client(self.sock, timeout=120)
+        return self._clock.call("sim.run", {"seconds": seconds})["time"]
+
+    def recorder(self, rate_hz):
+        """A telemetry and event Recorder for this rig: in lockstep it reads in a thread of its
+        own (a subscriber that does not read would hold simulated time) and its collect(seconds)
+        lets that much simulated time pass."""
+        return Recorder(self.sock, rate_hz, rig=self if self.lockstep else None)
+
+    def clock_offset(self):
+        """Lockstep: d with truth time = armd time + d, exact: both clocks are the simulated one
+        (armd's mono = its time + control time 0; the truth's t = mono - SIMBUS_START)."""
+        st = Client(self.sock).call("status")
+        return st["mono"] - st["time"] - SIMBUS_START
     def stop_armd(self, sig=signal.SIGTERM, timeout=10):
         """Stops armd; returns its exit status."""
+        if self._clock is not None:
+            self._clock.close()
+            self._clock = None
         if not self.armd or self.armd.poll() is not None:
             return self.armd.returncode if self.armd else None
         self.armd.send_signal(sig)
@@ -268,7 +313,7 @@ class Rig:
         """The truth file as read_truth_columns(path) reads it: (header names, rows of floats),
         with cover as in read_truth."""
         head, rows = read_truth_columns(self.truth)
-        if cover is None:
+        if cover is None or self.lockstep:  # lockstep: every row up to now is in the file
             return head, rows
         want = cover - self.sim_ready - 0.06  # 60 ms: skipped time, scheduling
         deadline = time.monotonic() + 20
@@ -392,17 +437,47 @@ def enable_clock_offset(rec, truth):
 
 
 class Recorder:
-    """Collects telemetry notifications from a subscribed client until stopped."""
+    """Collects telemetry notifications from a subscribed client until stopped. With a lockstep
+    rig (rig.recorder) a thread reads all the time, so that the recorder never holds simulated
+    time back, and collect(seconds) lets that much simulated time pass (rig.run)."""
 
-    def __init__(self, sock, rate_hz):
+    def __init__(self, sock, rate_hz, rig=None):
         self.client = Client(sock)
-        self.client.call("subscribe", {"rate_hz": rate_hz})
+        self.period = 1.0 / self.client.call("subscribe", {"rate_hz": rate_hz})["rate_hz"]
         self.samples = []
         self.events = []
+        self.rig = rig
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        if rig is not None:
+            self._thread = threading.Thread(target=self._read_all, daemon=True)
+            self._thread.start()
+
+    def _read_all(self):
+        while not self._stop.is_set():
+            try:
+                m = self.client.next_notification(timeout=0.2)
+            except armd.ClientTimeout:
+                continue
+            except (armd.ConnectionClosed, OSError):
+                break
+            with self._lock:
+                self._take(m)
 
     def collect(self, seconds):
         """Takes the notifications that arrive within seconds [s] (and those the client
-        queued while waiting for replies, first)."""
+        queued while waiting for replies, first). Lockstep: seconds of simulated time, every
+        sample up to then."""
+        if self.rig is not None:
+            t = self.rig.run(seconds)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                with self._lock:  # the last sample the decimation gives up to t
+                    if self.samples and self.samples[-1]["time"] >= t - self.period - 1e-9:
+                        return
+                time.sleep(0.005)
+            raise TestFailure("the recorder did not see simulated time %.3f s" % t)
         end = time.time() + seconds
         while time.time() < end:
             try:
@@ -412,6 +487,13 @@ class Recorder:
             except armd.ConnectionClosed:
                 break
             self._take(m)
+
+    def close(self):
+        """Stops the reading thread (lockstep) and closes the connection."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        self.client.close()
 
     def _take(self, m):
         if m.get("method") == "telemetry":

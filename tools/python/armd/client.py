@@ -499,6 +499,13 @@ class Client:
         """The loop timing quantiles in status() start afresh (counters keep counting)."""
         self.call("stats.reset")
 
+    def sim_run(self, seconds: float, *, timeout: float | None = None) -> float:
+        """armd --lockstep only: lets simulated time advance by ``seconds`` and returns the
+        control time reached [s] (a paused lockstep runs those ticks now; a free one answers
+        once they have run). Notifications that arrive meanwhile stay queued."""
+        return self.call("sim.run", {"seconds": number(seconds, "seconds")},
+                         timeout=timeout)["time"]
+
 
 class Subscription:
     """The telemetry and events of a subscribed :class:`Client`: iterate for
