@@ -173,10 +173,11 @@ void ctl_stop(ctl *c)
 {
     if (!c || c->mode == HOST_STOPPED) return;
     if (c->mode == HOST_THREAD && !loop_thread_stop(&c->thread, STOP_WAIT_S)) {
-        log_err("the control thread did not stop within %d s; it was cancelled: torque off from "
-                "the main thread",
+        log_err("the control thread did not stop within %d s; cancelling it, then torque off "
+                "from the main thread",
                 STOP_WAIT_S);
         host_torque_off(c);
+        log_notice("torque off written from the main thread");
     } else if (c->mode == HOST_STEPPED) {
         runner_stop(c->run);
     } else if (c->mode == HOST_CREATED) {
