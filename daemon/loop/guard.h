@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/loop/loop.h"
+#include "daemon/loop/tick.h"
 #include "daemon/loop/motion.h"
 #include "daemon/loop/sense.h"
 #include "daemon/loop/torque.h"

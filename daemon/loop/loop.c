@@ -5,7 +5,7 @@
  * allocation, lock or log. A non-finite value between the trajectory and the torque is a fault
  * that names it, never a torque sent.
  */
-#include "daemon/loop/loop_internal.h"
+#include "daemon/loop/state.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/loop/loop.h"
+#include "daemon/loop/tick.h"
 #include "daemon/loop/retract.h"
 
 typedef enum { MOTION_HOLD, MOTION_FOLLOW, MOTION_STOP, MOTION_RETRACT } motion_kind;

@@ -6,7 +6,7 @@
 #ifndef ARMD_LOOP_OUT_H
 #define ARMD_LOOP_OUT_H
 
-#include "daemon/loop/loop.h"
+#include "daemon/loop/tick.h"
 
 /* Starts a tick's output at control time t [s]: nothing to write, no servo switching, no
  * replies or events. */

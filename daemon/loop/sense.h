@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "daemon/loop/loop.h"
+#include "daemon/loop/tick.h"
 #include "daemon/safety.h"
 
 typedef struct {

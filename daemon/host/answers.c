@@ -1,5 +1,5 @@
 /*
- * host_reply.c — the answers owed to the host's callers (see host_internal.h): a command sent
+ * answers.c — the answers owed to the host's callers (see host.h): a command sent
  * through the hand-off and answered by the loop's reply, or answered here; timeouts; the queued
  * settings changes, sent one at a time; ctl_poll() delivering the answers to the callers'
  * reply_to; the waiting form for callers that passed none. Main thread only; nothing waits
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/host_internal.h"
+#include "daemon/host/host.h"
 
 #define REPLY_BATCH 64
 

@@ -1,5 +1,5 @@
 /*
- * host_cmd.c — the state commands and trajectories (control.h): checked here, sent to the loop
+ * commands.c — the state commands and trajectories (control.h): checked here, sent to the loop
  * and answered by its reply, so the answer tells the truth; nothing here waits unless the caller
  * asked to. Trajectories are built here into a plan slot the loop does not hold and handed over
  * with the command. Main thread only.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/host_internal.h"
+#include "daemon/host/host.h"
 #include "daemon/safety.h"
 
 #define SAME_TOL 1e-3 /* a t = 0 waypoint must be this close to the desired position */

@@ -1,5 +1,5 @@
 /*
- * host_objects.c — the objects the host makes for the loop (see host_internal.h): the plan
+ * objects.c — the objects the host makes for the loop (see host.h): the plan
  * pool, the settings and the dynamics. An object is the loop's from the command that carries it
  * until a reply hands it back; the host frees settings and dynamics only then (or at the end,
  * once the loop is gone), never while the loop may read them. Main thread only.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/host_internal.h"
+#include "daemon/host/host.h"
 
 int host_plans_alloc(ctl *c)
 {

@@ -1,26 +1,29 @@
 /*
- * host_internal.h — private to the host (daemon/host*.c, whose public face is control.h): the
+ * host.h — private to the host (daemon/host/, whose public face is daemon/control.h): the
  * controller as the main thread owns it. The host builds everything the loop works with
  * (settings, dynamics, plans), sends it through the hand-off and accounts for every object until
  * the loop hands it back; it keeps the answers owed to callers and delivers them.
  *
  * Files, one job each (main thread only; in lockstep the same thread also steps the loop):
- *   host.c          create, start (a thread, or stepped by lockstep), stop, free; the readers
- *                   (status, samples, events); liveness and stall detection
- *   host_cmd.c      the state commands and trajectories: checks, plans built, their answers
- *   host_settings.c gains, controller, payload and reload: checked, then queued as changes
- *   host_reply.c    answers owed: sending a command, the loop's replies, timeouts, delivery,
- *                   waiting callers; the queued settings changes sent one at a time
- *   host_objects.c  the plan pool and the settings and dynamics objects: built from a change,
- *                   in use once the loop took them, freed when it hands them back
- * Calls go down this list only (host_reply reaches a command's follow-up through the function
+ *   commands.c  the state commands and trajectories: checks, plans built, their answers
+ *   settings.c  gains, controller, payload and reload: checked, then queued as changes
+ *   life.c      create, start (a thread, or stepped by lockstep), stop, free; the readers
+ *               (status, samples, events); liveness and stall detection
+ *   answers.c   answers owed: sending a command, the loop's replies, timeouts, delivery,
+ *               waiting callers; the queued settings changes sent one at a time
+ *   objects.c   the plan pool and the settings and dynamics objects: built from a change, in
+ *               use once the loop took them, freed when it hands them back
+ * Calls go down this list only (answers.c reaches a command's follow-up through the function
  * pointer its answer carries).
  */
-#ifndef ARMD_HOST_INTERNAL_H
-#define ARMD_HOST_INTERNAL_H
+#ifndef ARMD_HOST_H
+#define ARMD_HOST_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <time.h>
 
 #include "daemon/control.h"
 #include "daemon/controller.h"
@@ -38,7 +41,7 @@ typedef struct ctl_pending ctl_pending;
  * follow-up that answers the caller instead. */
 typedef bool (*host_done_fn)(ctl *c, ctl_pending *p);
 
-/* A settings change waiting for its turn, or in the loop (host_settings.c). */
+/* A settings change waiting for its turn, or in the loop (settings.c, answers.c). */
 typedef enum { CHANGE_GAINS, CHANGE_PAYLOAD, CHANGE_RELOAD } change_kind;
 typedef struct {
     change_kind kind;
@@ -90,7 +93,7 @@ struct ctl {
     const loop_settings *set;
     loop_dyn *dyn;
     host_inflight inflight;
-    /* objects (host_objects.c) */
+    /* objects (objects.c) */
     traj_plan plans[HOST_PLANS];
     bool plan_in_loop[HOST_PLANS];
     void *objs[HOST_OBJS]; /* settings and dynamics alive: freed when handed back, or at the end */
@@ -119,15 +122,28 @@ struct ctl {
 };
 
 /* CLOCK_MONOTONIC now [ns]. */
-int64_t host_mono_ns(void);
+static inline int64_t host_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 /* Zero torque written and the servos switched off from the main thread: only while no loop
  * runs (before the start, after the stop, or when the control thread had to be cancelled). */
 void host_torque_off(ctl *c);
 /* Fills *e (if not NULL) with a one-word code and a formatted sentence. */
-void host_err(ctl_error *e, const char *code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static inline __attribute__((format(printf, 3, 4))) void host_err(ctl_error *e, const char *code,
+                                                                  const char *fmt, ...)
+{
+    if (!e) return;
+    snprintf(e->code, sizeof e->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
 
-/* ---------------------------------------------------------------------------- host_reply.c */
+/* ------------------------------------------------------------------------------ answers.c */
 /* A free entry for an answer to `to` (done: the command's follow-up), or NULL with err "busy". */
 ctl_pending *host_pending_new(ctl *c, const ctl_reply_to *to, host_done_fn done, ctl_error *err);
 /* Gives an entry back unanswered (the command was refused before it was sent). */
@@ -153,7 +169,7 @@ const ctl_reply_to *host_reply_target(const ctl_reply_to *to, host_waiter *w, ct
  * (polling; stepping the loop when it is stepped) and returns it with *err. */
 int host_reply_finish(ctl *c, const ctl_reply_to *to, host_waiter *w, int rc, ctl_error *err);
 
-/* -------------------------------------------------------------------------- host_objects.c */
+/* ------------------------------------------------------------------------------ objects.c */
 /* Allocates the plan pool; 0 or -1. */
 int host_plans_alloc(ctl *c);
 /* A plan slot the loop does not hold, or -1 with err "busy". */

@@ -1,16 +1,15 @@
 /*
- * loop_internal.h — daemon/loop/ private: struct loop, the modules' states it is made of (each
- * written only by its own module, see loop.h's map) and the tick's own counters. Control
- * thread only.
+ * state.h — daemon/loop/ private: struct loop, the modules' states it is made of (each written
+ * only by its own module, see loop.h's map) and the tick's own counters. Control thread only.
  */
-#ifndef ARMD_LOOP_INTERNAL_H
-#define ARMD_LOOP_INTERNAL_H
+#ifndef ARMD_LOOP_STATE_H
+#define ARMD_LOOP_STATE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "daemon/loop/guard.h"
-#include "daemon/loop/loop.h"
+#include "daemon/loop/tick.h"
 #include "daemon/loop/motion.h"
 #include "daemon/loop/observer.h"
 #include "daemon/loop/sense.h"
@@ -35,7 +34,7 @@ struct loop {
     double tau_written[CFG_MAX_JOINTS]; /* the last torque written [N m|N] */
 };
 
-/* loop_cmd.c: applies the tick's commands, each answered in o. */
+/* commands.c: applies the tick's commands, each answered in o. */
 void loop_commands(loop *L, const loop_in *in, loop_out *o);
 
 #endif

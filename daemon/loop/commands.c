@@ -1,10 +1,10 @@
 /*
- * loop_cmd.c — the host's commands applied at the start of a tick (between the sample and the
+ * commands.c — the host's commands applied at the start of a tick (between the sample and the
  * desired state): each is checked against the safety state machine (sf_command_allowed), applied
  * by the module it concerns and answered in the tick's replies, so an answer tells the truth.
  * Control thread only; no allocation, locks or logging.
  */
-#include "daemon/loop/loop_internal.h"
+#include "daemon/loop/state.h"
 
 #include <stdio.h>
 

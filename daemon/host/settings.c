@@ -1,7 +1,7 @@
 /*
- * host_settings.c — run-time gains, the control law, the payload and reload (control.h): each
+ * settings.c — run-time gains, the control law, the payload and reload (control.h): each
  * checked here; gains, payload and reload then become a change queued behind any other
- * (host_reply.c sends them one at a time, each built on what the loop runs then, so none is lost
+ * (answers.c sends them one at a time, each built on what the loop runs then, so none is lost
  * and none asks the caller to "send again"). Main thread only.
  */
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/host_internal.h"
+#include "daemon/host/host.h"
 
 /* Queues change ch (taken over) for an answer to to; 0, or -1 with err. */
 static int queue_change(ctl *c, settings_change *ch, const ctl_reply_to *to, ctl_error *err)

@@ -1,5 +1,5 @@
 /*
- * host.c — the controller's life as the main thread sees it (control.h): create, start (the
+ * life.c — the controller's life as the main thread sees it (control.h): create, start (the
  * control thread, or stepped by lockstep), stop and free; the status, sample and event readers;
  * liveness and stall detection. Main thread only.
  */
@@ -10,28 +10,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/host_internal.h"
+#include "daemon/host/host.h"
 #include "daemon/log.h"
 
 #define STOP_WAIT_S  2 /* ctl_stop waits this long for the thread's own safe shutdown [s] */
 #define FIRST_TICK_S 1 /* ctl_start waits this long for the first tick [s] */
-
-int64_t host_mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-void host_err(ctl_error *e, const char *code, const char *fmt, ...)
-{
-    if (!e) return;
-    snprintf(e->code, sizeof e->code, "%s", code);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-}
 
 void host_torque_off(ctl *c)
 {
