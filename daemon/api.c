@@ -53,8 +53,7 @@ void api_client_drop(api_client *cl, const char *why)
     close(cl->fd);
     cl->fd = -1;
     cl->dead = true;
-    if (cl->subscribed) s->n_subscribers--;
-    cl->subscribed = false;
+    s->hooks.dropped(cl); /* the layers above forget it (its subscription) */
     if (s->operator_client == cl) s->operator_client = NULL;
     s->n_clients--;
     if (why) log_info("api: client %u closed: %s", cl->id, why);
@@ -429,7 +428,8 @@ api_server *api_transport_open(struct ev_loop *loop, const api_options *opt, con
 
 void api_transport_close(api_server *s)
 {
-    for (api_client *cl = s->clients; cl; cl = cl->next) { /* what fits now; no hooks any more */
+    for (api_client *cl = s->clients; cl;
+         cl = cl->next) { /* what fits now; only the dropped hook */
         client_write(cl);
         api_client_drop(cl, NULL);
     }

@@ -73,6 +73,7 @@ typedef struct {
     void (*input)(api_client *cl);          /* new input or its end: run what is complete */
     void (*flushed)(struct api_server *s);  /* a client's output queue emptied */
     void (*periodic)(struct api_server *s); /* every API_DRAIN_S, before the idle checks */
+    void (*dropped)(api_client *cl);        /* a client is closed: forget what it had above */
 } api_hooks;
 
 struct api_server {

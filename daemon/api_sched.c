@@ -148,10 +148,16 @@ static void sched_periodic(api_server *s)
     api_telemetry_drain(s);
 }
 
+/* The transport's dropped hook: a closed client's subscription ends. */
+static void sched_dropped(api_client *cl)
+{
+    api_telemetry_subscribe(cl, 0);
+}
+
 api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
                      size_t err_len)
 {
-    static const api_hooks hooks = {sched_pump, sched_kick, sched_periodic};
+    static const api_hooks hooks = {sched_pump, sched_kick, sched_periodic, sched_dropped};
     api_server *s = api_transport_open(loop, opt, &hooks, err, err_len);
     if (!s) return NULL;
     s->c = c;

@@ -31,6 +31,7 @@
 
 #include "daemon/control.h"
 #include "daemon/lockstep.h"
+#include "tests/daemon/demo_move.h"
 
 static const char *ini;
 
@@ -100,29 +101,6 @@ static void enable(void)
     assert_int_equal(status().state, CTL_HOLDING);
 }
 
-/* tools/demo's trajectory from q0: every joint through three waypoints and back in 7 s. */
-static int demo_points(const double *q0, ctl_waypoint *w)
-{
-    static const double t[4] = {1.8, 3.6, 5.4, 7.0};
-    static const double off[4][6] = {{0.5, 0.4, -0.4, 0.6, 0.5, 0.6},
-                                     {-0.4, 0.7, -0.8, -0.5, -0.4, -0.5},
-                                     {0.3, 0.2, -0.2, 0.4, 0.6, 0.3},
-                                     {0, 0, 0, 0, 0, 0}};
-    int n = S->cfg.n_joints;
-    for (int k = 0; k < 4; k++) {
-        memset(&w[k], 0, sizeof w[k]);
-        w[k].t = t[k];
-        for (int j = 0; j < n; j++) {
-            double lo = S->cfg.joint[j].lower, hi = S->cfg.joint[j].upper;
-            lo += 0.1 * (hi - lo), hi -= 0.1 * (hi - lo);
-            double q = q0[j] + off[k][j % 6];
-            if (!(q >= lo && q <= hi)) q = q0[j] - off[k][j % 6];
-            w[k].q[j] = fmin(fmax(q, lo), hi);
-        }
-    }
-    return 4;
-}
-
 /* Ticks until control time t [s], folding every telemetry sample into *sum (when not NULL). */
 static void run_until(double t, uint64_t *sum)
 {
@@ -147,7 +125,7 @@ static void demo_move_is_tracked(void **st)
     run_until(0.5, NULL);
     ctl_status s0 = status();
     ctl_waypoint w[4];
-    int np = demo_points(s0.q, w);
+    int np = demo_move(&S->cfg, s0.q, w);
     uint32_t id;
     double duration;
     ctl_error e;
@@ -208,7 +186,7 @@ static uint64_t scripted_run(const char *seed)
     run_until(0.2, &sum);
     ctl_status s0 = status();
     ctl_waypoint w[4];
-    int np = demo_points(s0.q_des, w);
+    int np = demo_move(&S->cfg, s0.q_des, w);
     ctl_error e;
     if (ctl_trajectory(S->c, w, np, false, NULL, NULL, NULL, &e))
         fail_msg("trajectory: %s", e.message);

@@ -18,8 +18,11 @@
 
 static const char usage[] =
     "usage: armbench [--quick] [--examples DIR]\n"
+    "       armbench --lockstep [--examples DIR]\n"
     "       armbench --calls F N [--generated] [--examples DIR]\n"
     "  --quick         31 repetitions per figure instead of 201\n"
+    "  --lockstep      how fast lockstep simulation (armd --lockstep) runs tools/demo's move on\n"
+    "                  the PUMA 560: simulated seconds per wall second\n"
     "  --examples DIR  the example configurations (default: the source tree's, else the\n"
     "                  installed ones)\n"
     "  --calls F N     N calls of row F (0 inverse dynamics .. 6 collision observer) on the\n"
@@ -110,11 +113,13 @@ static int general_table(int reps)
 
 int main(int argc, char **argv)
 {
-    int reps = 201, calls_f = -1, calls_n = 0, generated = 0;
+    int reps = 201, calls_f = -1, calls_n = 0, generated = 0, lockstep = 0;
     const char *examples = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             reps = 31;
+        } else if (strcmp(argv[i], "--lockstep") == 0) {
+            lockstep = 1;
         } else if (strcmp(argv[i], "--generated") == 0) {
             generated = 1;
         } else if (strcmp(argv[i], "--examples") == 0 && i + 1 < argc) {
@@ -134,6 +139,13 @@ int main(int argc, char **argv)
     }
     if (!examples) examples = default_examples();
     if (calls_f >= 0) return run_calls(calls_f, calls_n, generated, examples);
+    if (lockstep) {
+        if (!examples) {
+            fprintf(stderr, "armbench: --lockstep needs the example configurations (--examples)\n");
+            return 2;
+        }
+        return bench_lockstep(examples) != 0;
+    }
     if (general_table(reps) != 0) return 1;
     if (!examples) {
         printf("\nno example configurations found (--examples DIR): no generated-code table\n");

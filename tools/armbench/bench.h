@@ -4,6 +4,7 @@
  *   bench.c     timing one dynamics function: median over short repetitions
  *   generated.c the arms' generated code against the general core, same run (tools/armgen)
  *   opcount.c   the generated code's operation counts against seed 001's tables
+ *   lockstep.c  how fast lockstep simulation runs tools/demo's move (armbench --lockstep)
  */
 #ifndef ARMD_ARMBENCH_BENCH_H
 #define ARMD_ARMBENCH_BENCH_H
@@ -26,6 +27,10 @@ int bench_generated(const char *dir, int reps);
 /* The generated PUMA 560 module (the example configuration in dir) with its model; NULL if
  * there is none. *m and *d are to be freed by the caller. */
 const dyn_gen_module *bench_puma_module(const char *dir, dyn_model **m, dyn_data **d);
+
+/* armbench --lockstep: simulated seconds per wall second of the demo move on the PUMA 560 of
+ * dir; 0, or -1 (said why). */
+int bench_lockstep(const char *dir);
 
 /* The operation counts of the PUMA 560 of dir (6 DOF, and its first 3 joints) beside seed 001. */
 int bench_opcounts(const char *dir);
