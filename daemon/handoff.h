@@ -1,5 +1,5 @@
 /*
- * handoff.h — everything armd's main thread (the host, host*.c) and the loop's thread (the
+ * handoff.h — everything armd's main thread (the host, daemon/host/) and the loop's thread (the
  * control thread, or lockstep's stepping) share; nothing else is shared between them:
  *
  *   commands   host -> loop   a mailbox of loop_cmd, each answered once

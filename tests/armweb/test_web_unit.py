@@ -134,7 +134,7 @@ def test_down_and_faults():
     check(prom_text.value(f, "armd_up", arm="a") == 0, "armd_up is not 0 without a status")
     check(not any(n.startswith("armd_") and n != "armd_up" for n in f),
           "armd series while armd is down: %s" % sorted(f))
-    # sentences as daemon/safety.c and daemon/control_thread.c write them
+    # sentences as daemon/safety.c and daemon/loop/ write them
     cases = {
         "joint j2: following error 0.1203 over the limit 0.1": "following_error",
         "joint j1: position 3.2 outside limits [-2.79, 2.79]": "position_limit",

@@ -1,5 +1,5 @@
 /*
- * test_control_noalloc.c — runs the real control thread (daemon/control.c) against armsim on
+ * test_control_noalloc.c — runs the real control thread (daemon/loop_thread.c) against armsim on
  * a pseudo-terminal (PUMA 560, dxl2, 1 kHz) with malloc/calloc/realloc/free interposed, and
  * asserts that the control thread allocates nothing once it ticks — through enable, a
  * minimum-time move, a trajectory with an append, a cancel, a gains change and a control-law

@@ -17,7 +17,7 @@ STATES = ("disabled", "holding", "moving", "fault", "estop")
 # Fault reasons, as the label of armd_faults_total: armd's fault sentences name joints and
 # numbers ("joint j2: following error 0.12 over the limit 0.1"), one series per distinct
 # sentence would grow without bound, so each sentence is classed by the first pattern it
-# contains (daemon/safety.c, daemon/control_thread.c, daemon/control_collision.c write them).
+# contains (daemon/safety.c and daemon/loop/ write them: sense.c, loop.c, observer.c).
 # Order matters: "non-finite desired velocity" is non_finite, not velocity_limit.
 FAULT_CLASSES = (
     ("non_finite", re.compile(r"non-finite")),
