@@ -3,6 +3,7 @@
  */
 #include "daemon/lockstep_pace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int ticks_due(lockstep_pace *p, double *wait_s)
     double t = lockstep_time(p->ls);
     if (p->paused) {
         double target = furthest_run(p);
-        if (target > t) return (int)((target - t) / p->period) + 1;
+        if (target > t + 1e-9) return (int)ceil((target - t) / p->period - 1e-6);
         return ctl_waiting(p->c) ? 1 : 0; /* a command is answered after its tick */
     }
     if (p->speed > 0) {
@@ -59,7 +60,7 @@ static int ticks_due(lockstep_pace *p, double *wait_s)
             *wait_s = (t - due + p->period) / p->speed;
             return 0;
         }
-        return (int)((due - t) / p->period) + 1;
+        return (int)ceil((due - t) / p->period - 1e-6);
     }
     return BATCH;
 }

@@ -46,8 +46,10 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz)
     double d = floor(loop_hz / rate_hz + 0.5);
     cl->decimation = d < 1 ? 1 : (unsigned)d;
     if (!cl->subscribed) {
-        /* the first subscriber starts the sample stream from now on */
-        if (s->n_subscribers == 0) s->sample_cursor = 0;
+        if (s->n_subscribers == 0) { /* the first one: the stream starts at the next sample */
+            s->sample_cursor = 0;
+            ctl_samples_read(s->c, &s->sample_cursor, s->samples, 0);
+        }
         s->n_subscribers++;
     }
     cl->subscribed = true;
