@@ -1,55 +1,74 @@
 #!/usr/bin/env python3
-"""Integration: collision detection on the PUMA 560 at 1 kHz (computed torque), armsim pushing
-joint 2. As a user tunes it: with `collision = detect` and no contact, the demo move is run
-twice and each joint's threshold set to 2 x its largest |external torque| (the smaller of the two
-runs' peaks: a host stall that spikes one run does not set it), at least 4 N m; then
-`collision = react`, `collision_reaction = stop` by reload; two more moves without contact
-(their detections are false ones: counted and reported, not judged, since on this shared
-machine a host stall can feed the observer stale states); in a fifth move armsim pushes joint 2
-with 15 N m for 0.3 s; a second push checks the `damp` reaction. Judged on
-armsim's truth (push onset, joint velocities): detected within 10 ms (plus the rig's own
-latency, measured by armd in the same run), naming joint 2, the trajectory aborted, the arm at
-rest within 200 ms of the detection, the estimate during the push within 5 % of the true
-15 N m. The model is the plant's (friction smoothed over 0.01 rad/s in both). Real armd +
-armsim on a pty."""
-import os
-import time
+"""Lockstep: collision detection on the PUMA 560 at 1 kHz (computed torque), armsim pushing
+joint 2, on simulated time (armd --lockstep --paused, armsim's arm in process). As a user tunes
+it: with `collision = detect` and no contact, the demo move is run twice and each joint's
+threshold set to CAL_FACTOR x its largest |external torque| over both runs, at least CAL_FLOOR
+(armctl collision calibrate's defaults); then `collision = react`, `collision_reaction = stop` by
+reload; two more moves without contact, with no collision event (on simulated time no host
+stall feeds the observer stale states: a false detection is a failure); in a fifth move armsim
+pushes joint 2 with 15 N m for 0.3 s, 2.5 s into the move; a second push checks the `damp`
+reaction. Judged on armsim's truth, on the one simulated clock (truth time = armd time +
+rig.clock_offset(), exactly; the push starts at its --push time): one event, after the onset,
+naming joint 2, detected within DETECT_MS, the trajectory aborted, the arm stopped (every |qd|
+below REST_QD) within STOP_MS of the detection and at rest (so from then on) within REST_MS, the
+estimate in the push's last 100 ms within ESTIMATE_REL of the true 15 N m; the damp push
+detected within DETECT_MS as well, the arm then in fault. The model is the plant's (friction
+smoothed over 0.01 rad/s in both).
 
-from test_api_lib import (DEFAULT_DROPIN, READY_POSE, Recorder, Rig, align_offset, check,
-                          rows_between, run, truth_column)
+The helpers (calibrate, run_move, set_reaction, wait_sim, judge_detection, ...) are shared with
+test_api_collision_model, _react, _wall and test_api_calibrate; they need a lockstep rig."""
+import os
+
+from test_api_lib import LOCKSTEP_DROPIN, READY_POSE, Rig, check, run, truth_column
 from test_api_tracking import make_points
 
 PUSH_JOINT = 2            # 1-based
 PUSH_TORQUE = 15.0        # N m
 PUSH_S = 0.3              # s
-PUSH_AT = 42.0            # s of armsim time: 4 moves of 8.5 s after the start, and a margin
 PUSH_INTO_MOVE = 2.5      # s after the fifth move starts
-DAMP_AT = 46.0            # s of armsim time: a second push, with collision_reaction = damp
-CAL_FACTOR = 2.0
-CAL_FLOOR = 4.0           # N m: a host stall here once fed the observer a 5.1 N m spike
-                          # in a contact-free move (2 N m thresholds); 4 leaves a 15 N m push
-                          # detected in ~3 ms (8 N m after a hold-up: ~8 ms)
-DETECT_MS = 10.0          # target, before the rig's latency allowance
+# s of armsim's clock: after the enable and 4 moves of 8.5 s (34.0 s), the fifth move starts at
+# PUSH_AT - PUSH_INTO_MOVE; a second push, with collision_reaction = damp, DAMP_AT
+PUSH_AT = 37.0
+DAMP_AT = 40.0
+CAL_FACTOR = 2.0          # as armctl collision calibrate proposes: the largest peak x 2,
+CAL_FLOOR = 1.0           # at least 1 N m
+# Bounds on simulated time, about twice what lockstep measures: detected 1.23 ms after the onset,
+# every |qd| < REST_QD 34.8 ms after the detection, the estimate 0.18 % off. The arm is at rest
+# (every |qd| < REST_QD from then on) 131.8 ms after it: the wrist (j6), braked from 0.81 rad/s,
+# creeps back to where it is held at up to 0.065 rad/s; twice that is beyond the issue's 200 ms,
+# which bounds it. The real-time rig judged the issue's targets (10 ms plus its own latency,
+# 200 ms to the first instant below REST_QD, 5 %) and measured 1.5-8.4 ms, 56 ms, 0.2-0.5 %.
+DETECT_MS = 2.5
+STOP_MS = 70.0
 REST_MS = 200.0
+ESTIMATE_REL = 0.004
 REST_QD = 0.05            # rad/s: "at rest"
-DROPIN = DEFAULT_DROPIN.replace("[arm]\n", "[arm]\nfriction_smoothing = 0.01\n").replace(
-    "[safety]\n", "[safety]\ncollision = detect\ncollision_threshold = 1000\n")
+DROPIN = (LOCKSTEP_DROPIN.replace("[arm]\n", "[arm]\nfriction_smoothing = 0.01\n")
+          + "[safety]\ncollision = detect\ncollision_threshold = 1000\n")
+
+
+def collisions(rec):
+    """The params of the collision events a Recorder received."""
+    return [e["params"] for e in rec.events if e["method"] == "collision"]
 
 
 def run_move(rig, c, points, label, until_collision=False):
-    """Runs the demo trajectory once with a 1 kHz recorder (until its end + 1.5 s, or with
-    until_collision until 0.5 s after a collision event); returns (recorder, trajectory result,
-    start time in armd's clock)."""
-    rec = Recorder(rig.sock, 1000)
+    """Runs the demo trajectory once with a 1 kHz recorder, on simulated time: until its end +
+    1.5 s (the goal check is over), or with until_collision until 0.5 s after a collision event
+    (looked for every 0.1 s). Returns (recorder, trajectory result, start time in armd's
+    clock)."""
+    rec = rig.recorder(1000)
     r = c.call("trajectory", {"points": points, "mode": "replace"})
     t0 = c.call("status")["time"]
-    end = time.monotonic() + r["duration"] + 1.5
-    while time.monotonic() < end:
-        rec.collect(0.1)
-        if until_collision and [e for e in rec.events if e["method"] == "collision"]:
-            rec.collect(0.5)
-            break
-    rec.client.close()
+    if until_collision:
+        for _ in range(int(round((r["duration"] + 1.5) / 0.1))):
+            rec.collect(0.1)
+            if collisions(rec):
+                rec.collect(0.5)
+                break
+    else:
+        rec.collect(r["duration"] + 1.5)
+    rec.close()
     done = [e for e in rec.events if e["method"] == "trajectory_done"
             and e["params"]["id"] == r["id"]]
     result = done[0]["params"]["result"] if done else "not finished"
@@ -58,12 +77,15 @@ def run_move(rig, c, points, label, until_collision=False):
 
 
 def wait_sim(rig, t, what):
-    """Sleeps until armsim's clock (to a few ms) reaches t [s]; fails when it is already past
-    t - 0.5 (the rig was too slow for the pushes armsim was given at start)."""
-    sim_now = time.monotonic() - rig.sim_ready
-    check(sim_now < t - 0.5, "the rig was too slow: %s should start at %.1f s of armsim time, "
-          "it is %.1f s" % (what, t, sim_now))
-    time.sleep(t - sim_now)
+    """Lets simulated time run until armsim's clock (the truth's t, the clock of its --push
+    options) reaches t [s] (at most a tick past it); fails when it is past t already (the test's
+    moves took longer than the times given to armsim at start allow)."""
+    c = rig.client()
+    now = c.call("status")["time"] + rig.clock_offset()
+    c.close()
+    check(now <= t, "%s should start at %.3f s of armsim's clock; it is %.3f s" % (what, t, now))
+    if t - now >= 0.001:
+        rig.run(t - now)
 
 
 def set_reaction(rig, c, thr, reaction):
@@ -74,31 +96,21 @@ def set_reaction(rig, c, thr, reaction):
     return c.call("reload")["changed"]
 
 
-def push_move(rig, c, points, at, label):
-    """The demo move started so that armsim's push at `at` [s] lands 1.5 s into it; returns
-    (recorder, result, the collision events)."""
-    wait_sim(rig, at - 1.5, label)
-    rec, result, _ = run_move(rig, c, points, label, until_collision=True)
-    return rec, result, [e["params"] for e in rec.events if e["method"] == "collision"]
-
-
 def max_abs_ext(rec, n):
     return [max(abs(s["ext"][j]) for s in rec.samples) for j in range(n)]
 
 
 def calibrate(rig, c, points, n):
-    """Thresholds as a user finds them: two contact-free demo moves in detect mode (thresholds
-    out of reach, no event), each joint's threshold CAL_FACTOR x the smaller of the two runs'
-    peak |external torque|, at least CAL_FLOOR [N m]."""
+    """Thresholds as a user finds them (what armctl collision calibrate does): two contact-free
+    demo moves in detect mode (thresholds out of reach: no event), each joint's threshold
+    CAL_FACTOR x its largest |external torque| over both runs, at least CAL_FLOOR [N m]."""
     peaks = []
     for k in range(2):
         rec, result, _ = run_move(rig, c, points, "calibration move %d" % (k + 1))
         check(result == "done", "calibration move: %s" % result)
+        check(not collisions(rec), "a collision event with thresholds of 1000 N m")
         peaks.append(max_abs_ext(rec, n))
-        check(not [e for e in rec.events if e["method"] == "collision"],
-              "a collision event with thresholds of 1000 N m")
-    peak = [min(a, b) for a, b in zip(*peaks)]
-    thr = [max(CAL_FACTOR * p, CAL_FLOOR) for p in peak]
+    thr = [max(CAL_FACTOR * max(p), CAL_FLOOR) for p in zip(*peaks)]
     for k, p in enumerate(peaks):
         print("largest |external torque| without contact, run %d [N m]: %s" %
               (k + 1, " ".join("%.3f" % x for x in p)))
@@ -106,70 +118,104 @@ def calibrate(rig, c, points, n):
     return thr
 
 
-def judge_push(rig, rec, hits, st, result, info, reaction, detect_ms, rest_ms=REST_MS):
-    """Judges the first push (armsim's truth, the armd run stopped): one collision event after
-    its onset naming the pushed joint with `reaction`, detected within detect_ms plus the rig's
-    latency, the arm at rest within rest_ms of it (None: reported only); the estimate (whether
-    it is within 5 % of the true torque) is the caller's to judge. rec: the push move's recorder; hits: its collision events; st: the
-    status after it. Returns the events before the onset (false detections) and the mean
-    estimate on the pushed joint in the push's last 100 ms [N m]."""
-    n = info["dof"]
+def contact_free(rig, c, points, moves):
+    """`moves` demo moves in react mode with the calibrated thresholds: each must end "done",
+    with no collision event."""
+    for k in range(moves):
+        rec, result, _ = run_move(rig, c, points, "contact-free move %d" % (k + 1))
+        peak = max_abs_ext(rec, len(rec.samples[0]["ext"]))
+        print("  largest |external torque| [N m]: %s" % " ".join("%.3f" % x for x in peak))
+        check(result == "done" and not collisions(rec), "contact-free move %d: %s, collision "
+              "events %s (a false detection)" % (k + 1, result, collisions(rec)))
+
+
+def truth_push(rig, at):
+    """armsim's truth around the push at `at` [s of its clock]: (header, rows); checks that the
+    push shows in the truth where its --push option puts it (the first row with external torque
+    on PUSH_JOINT after at - 1 s is within one row of at)."""
     head, rows = rig.read_truth_columns()
     it, iext = truth_column(head, "t"), truth_column(head, "ext%d" % PUSH_JOINT)
-    iqd = [truth_column(head, "qd%d" % (j + 1)) for j in range(n)]
-    onset = next(v[it] for v in rows if v[iext] != 0.0)  # the first push
-    truth = [(v[it], [v[truth_column(head, "q%d" % (j + 1))] for j in range(n)])
-             for v in rows if onset - 3 <= v[it] <= onset + 2]
-    d = align_offset(rec.samples, truth)  # truth time = armd time + d
-    before = [h for h in hits if h["time"] + d < onset]
-    hits = [h for h in hits if h["time"] + d >= onset]
-    check(len(hits) == 1, "expected one collision event after the push began, got %d: %s" %
-          (len(hits), hits[:3]))
+    first = next((v[it] for v in rows if v[it] > at - 1 and v[iext] != 0.0), None)
+    check(first is not None, "no push in the truth after %.3f s" % (at - 1))
+    check(at - 1e-9 <= first <= at + 0.0011, "the push at %.3f s shows in the truth at %.4f s"
+          % (at, first))
+    return head, rows
+
+
+def judge_detection(rig, info, hits, at, reaction, detect_ms):
+    """The collision events of a move in which armsim pushes at `at` [s of its clock]: exactly
+    one, not before the onset, naming PUSH_JOINT with `reaction`, detected within detect_ms of
+    the onset. Returns (the event, its time on the truth clock [s])."""
+    d = rig.clock_offset()  # truth time = armd time + d
+    check(len(hits) == 1, "expected one collision event, got %d: %s" % (len(hits), hits[:3]))
     hit = hits[0]
     print("collision event: %s" % hit)
     check(hit["joint"] == info["joints"][PUSH_JOINT - 1], "the event names joint %s" %
           hit["joint"])
-    check(hit["reaction"] == reaction and (result.startswith("aborted: collision") or before),
-          "reaction %s, trajectory %s" % (hit["reaction"], result))
-    check(st["state"] == "holding", "state after the stop: %s" % st["state"])
-    latency_ms = (hit["time"] + d - onset) * 1e3
-    loop = st["loop"]
-    rig_ms = 2 * (loop["read_us"]["p99"] + loop["write_us"]["p99"] +
-                  loop["lateness_us"]["p99"]) / 1e3
-    print("push onset %.4f s (truth), detected %.1f ms later (armd event, clocks aligned "
-          "by position: offset %.4f s); allowed %.1f ms (%g + rig %.1f)" %
-          (onset, latency_ms, d, detect_ms + rig_ms, detect_ms, rig_ms))
-    check(latency_ms > -2.0, "detected %.1f ms before the push began" % latency_ms)
-    check(latency_ms <= detect_ms + rig_ms, "detected %.1f ms after the push (at most %.1f)"
-          % (latency_ms, detect_ms + rig_ms))
-    t_hit = hit["time"] + d
-    rest = None
+    check(hit["reaction"] == reaction, "reaction %s, expected %s" % (hit["reaction"], reaction))
+    latency_ms = (hit["time"] + d - at) * 1e3
+    print("push onset %.4f s (armsim's clock), detected %.2f ms later (bound %g ms)" %
+          (at, latency_ms, detect_ms))
+    check(latency_ms >= 0, "detected %.2f ms before the push began" % -latency_ms)
+    check(latency_ms <= detect_ms, "detected %.2f ms after the push (at most %g)" %
+          (latency_ms, detect_ms))
+    return hit, hit["time"] + d
+
+
+def stop_and_rest(columns, t_from, n):
+    """From armsim's truth after t_from [s]: (stopped, rest), the first truth time at which every
+    |qd| < REST_QD and the one from which that holds to the end of the truth (at least 0.4 s
+    after t_from: past the end of a push there); None when there is none."""
+    head, rows = columns
+    it = truth_column(head, "t")
+    iqd = [truth_column(head, "qd%d" % (j + 1)) for j in range(n)]
+    check(rows[-1][it] >= t_from + 0.4, "the truth ends %.3f s after %.3f s (0.4 s needed)" %
+          (rows[-1][it] - t_from, t_from))
+    stopped = rest = None
     for v in rows:
-        if v[it] < t_hit:
+        if v[it] < t_from:
             continue
-        if max(abs(v[i]) for i in iqd) < REST_QD:
+        if max(abs(v[i]) for i in iqd) >= REST_QD:
+            rest = None
+            continue
+        if stopped is None:
+            stopped = v[it]
+        if rest is None:
             rest = v[it]
-            break
+    return stopped, rest
+
+
+def judge_rest(columns, t_hit, n, stop_ms, rest_ms):
+    """The arm stopped (every |qd| < REST_QD) within stop_ms of the detection at t_hit [s, truth
+    clock] and at rest (so from then on) within rest_ms."""
+    stopped, rest = stop_and_rest(columns, t_hit, n)
     check(rest is not None, "the arm never came to rest after the detection")
-    rest_after = (rest - t_hit) * 1e3
-    print("at rest (every |qd| < %g rad/s) %.1f ms after the detection" % (REST_QD, rest_after))
-    check(rest_ms is None or rest_after <= rest_ms, "at rest only %.1f ms after the detection"
-          % rest_after)
-    # the estimate during the push, in its last 100 ms (the arm held, the observer settled)
+    stop_ms_got, rest_ms_got = (stopped - t_hit) * 1e3, (rest - t_hit) * 1e3
+    print("every |qd| < %g rad/s %.1f ms after the detection (bound %g ms), from then on %.1f "
+          "ms after it (bound %g ms)" % (REST_QD, stop_ms_got, stop_ms, rest_ms_got, rest_ms))
+    check(stop_ms_got <= stop_ms, "stopped only %.1f ms after the detection" % stop_ms_got)
+    check(rest_ms_got <= rest_ms, "at rest only %.1f ms after the detection" % rest_ms_got)
+
+
+def push_estimate(rig, rec, at):
+    """The mean estimate on PUSH_JOINT over the last 100 ms of the push at `at` (the arm held,
+    the observer settled) [N m]."""
+    d = rig.clock_offset()
     during = [s["ext"][PUSH_JOINT - 1] for s in rec.samples
-              if onset + PUSH_S - 0.1 <= s["time"] + d <= onset + PUSH_S - 0.01]
-    check(during, "no telemetry during the push")
+              if at + PUSH_S - 0.1 <= s["time"] + d <= at + PUSH_S - 0.01]
+    check(len(during) >= 80, "only %d telemetry samples in the push's last 100 ms" % len(during))
     mean = sum(during) / len(during)
     print("external torque estimate on joint %d in the push's last 100 ms: %.3f N m "
           "(true %.1f)" % (PUSH_JOINT, mean, PUSH_TORQUE))
-    return before, mean
+    return mean
 
 
 def main(args):
     pushes = ()
     for at in (PUSH_AT, DAMP_AT):
         pushes += ("--push", "%g,%d,%g,%g" % (at, PUSH_JOINT, PUSH_TORQUE, PUSH_S))
-    with Rig(args, "collision", sim_args=READY_POSE + pushes, dropin=DROPIN) as rig:
+    with Rig(args, "collision", sim_args=READY_POSE + pushes, dropin=DROPIN,
+             lockstep="paused") as rig:
         c = rig.client()
         info = c.call("info")
         n = info["dof"]
@@ -182,45 +228,42 @@ def main(args):
         changed = set_reaction(rig, c, thr, "stop")
         check("collision" in changed, "reload did not switch collision: %s" % changed)
         check(c.call("status")["collision"]["mode"] == "react", "collision mode not react")
+        contact_free(rig, c, points, 2)
+        check(c.call("status")["collision"]["detected"] == 0, "status counts %d detections "
+              "without contact" % c.call("status")["collision"]["detected"])
 
-        # contact-free moves with the calibrated thresholds: detections are false ones
-        false_hits = []
-        for k in range(2):
-            rec, result, _ = run_move(rig, c, points, "contact-free move %d" % (k + 1))
-            false_hits += [e["params"] for e in rec.events if e["method"] == "collision"]
-            check(result == "done" or result.startswith("aborted: collision"),
-                  "contact-free move: %s" % result)
-        check(c.call("status")["collision"]["detected"] == len(false_hits),
-              "status counts %d detections, the events %d" %
-              (c.call("status")["collision"]["detected"], len(false_hits)))
-
-        # the push: start the move so that armsim's push lands PUSH_INTO_MOVE s into it
+        # the push: the move starts so that armsim's push lands PUSH_INTO_MOVE s into it
         wait_sim(rig, PUSH_AT - PUSH_INTO_MOVE, "the move with the push")
         rec, result, _ = run_move(rig, c, points, "move with a push", until_collision=True)
         st = c.call("status")
-        hits = [e["params"] for e in rec.events if e["method"] == "collision"]
-        check(hits, "the push was not detected")
+        columns = truth_push(rig, PUSH_AT)
+        _, t_hit = judge_detection(rig, info, collisions(rec), PUSH_AT, "stop", DETECT_MS)
+        check(result.startswith("aborted: collision on joint %s" % info["joints"][PUSH_JOINT - 1]),
+              "the move with the push ended: %s" % result)
+        check(st["state"] == "holding", "state after the stop: %s" % st["state"])
+        check(st["collision"]["detected"] == 1, "status counts %d detections" %
+              st["collision"]["detected"])
+        judge_rest(columns, t_hit, n, STOP_MS, REST_MS)
+        mean = push_estimate(rig, rec, PUSH_AT)
+        print("estimate %.2f %% off the true torque (bound %g %%)" %
+              (100 * abs(mean - PUSH_TORQUE) / PUSH_TORQUE, 100 * ESTIMATE_REL))
+        check(abs(mean - PUSH_TORQUE) <= ESTIMATE_REL * PUSH_TORQUE,
+              "estimate %.3f N m, true %.1f" % (mean, PUSH_TORQUE))
+
         # damp: a fault ending in the damping stop, reset and enable recover
         set_reaction(rig, c, thr, "damp")
-        _, result_d, hits_d = push_move(rig, c, points, DAMP_AT, "damp move")
+        wait_sim(rig, DAMP_AT - 1.5, "the damp move")
+        _, result_d, _ = rec_d = run_move(rig, c, points, "damp move", until_collision=True)
         st_d = c.call("status")
-        print("damp: %s; events %s; then %s: %s" % (result_d, hits_d, st_d["state"],
-                                                    st_d["fault"]))
-        check(hits_d and hits_d[-1]["reaction"] == "damp" and st_d["state"] == "fault" and
-              st_d["fault"].startswith("collision on joint"), "damp reaction: %s, %s, %s" %
-              (hits_d, st_d["state"], st_d["fault"]))
+        truth_push(rig, DAMP_AT)
+        judge_detection(rig, info, collisions(rec_d[0]), DAMP_AT, "damp", DETECT_MS)
+        print("damp: %s; then %s: %s" % (result_d, st_d["state"], st_d["fault"]))
+        check(st_d["state"] == "fault" and
+              st_d["fault"].startswith("collision on joint %s" % info["joints"][PUSH_JOINT - 1]),
+              "damp reaction: %s, %s" % (st_d["state"], st_d["fault"]))
         check(c.call("reset")["state"] == "disabled", "reset after the collision fault")
-
-        # the truth: push onset, latency, rest
-        c.call("disable")
         c.close()
-        rig.stop_sim()
-        before, mean = judge_push(rig, rec, hits, st, result, info, "stop", DETECT_MS)
-        false_hits += before
-        print("false detections without contact: %d in 2 moves and the push move's first %.1f s%s"
-              % (len(false_hits), PUSH_INTO_MOVE, "".join("\n  %s" % h for h in false_hits)))
-        check(abs(mean - PUSH_TORQUE) <= 0.05 * PUSH_TORQUE, "estimate %.3f N m, true %.1f" %
-              (mean, PUSH_TORQUE))
+        check(rig.stop_armd() == 0, "armd did not exit 0")
 
 
 if __name__ == "__main__":
