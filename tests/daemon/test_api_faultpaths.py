@@ -1,27 +1,27 @@
 #!/usr/bin/env python3
-"""Integration: every fault path injected through armsim ends with zero torque in armsim's truth
+"""Lockstep: every fault path injected through armsim ends with zero torque in armsim's truth
 (every joint, exactly 0, from a moment after the fault until the end) and the right reason in
-`status.fault` and in the `fault` event pushed to a subscriber. Real armd + armsim on a pty.
+`status.fault` and in the `fault` event pushed to a subscriber. armd --lockstep --paused
+(armsim's PUMA 560 in process, simulated time) at 1 kHz with the example's read-gap limit and
+bus watchdog, through the socket; every figure is the same at every run.
 
 Cases: a device alert (--alert-after, names the servo), a silent device (--silent-after,
-consecutive failed reads), corrupted replies (--corrupt-crc 1.0, CRC), each started by a
-SIGUSR1 to armsim once the arm holds (never at a fixed time: a slow start must not meet the
-fault before the arm is enabled); following
-error from a heavier simulated arm (--mass-scale) with on_fault = torque_off, the same with
+consecutive failed reads), corrupted replies (--corrupt-crc 1.0 --faults-after, CRC), each at
+the exact simulated time FAULT_AT, with the arm holding since the enable; following error from
+a heavier simulated arm (--mass-scale) with on_fault = torque_off, the same with
 on_fault = damp (truth: tau = -D qd + G(q) while moving, then exactly 0 once still or after
 damp_timeout), and enabling an arm that fell onto its j2 hard stop just past the soft limit.
+(test_lockstep.c pins the tick a silent bus faults at, in C; here the same fault path runs
+through armsim's options, the socket and the truth.)
 
-Clocks: armd's event times are mapped onto the truth's by the enable instant (the first truth
-row with any non-zero torque is armd's first write after the `holding` event).
+Clocks: exact (rig.clock_offset: armd's time and the truth's are both the simulated clock);
+armsim's option times are the truth's t.
 """
 import configparser
 import math
-import os
-import signal
-import time
 
-from test_api_lib import (DEFAULT_DROPIN, READY_POSE, REAL_GAP_DROPIN, Recorder, Rig, check,
-                          enable_clock_offset, event, first_torque, run, zero_onset)
+from test_api_lib import (LOCKSTEP_DROPIN, READY_POSE, Rig, check, event, first_torque, run,
+                          zero_onset)
 
 # armsim's simulated XM430-W350 has the factory Current Limit 1193 x 2.69 mA or, if larger, what
 # the joint's torque limit needs (tools/armsim/dxl2_device.c sized_current_limit; the example's
@@ -36,8 +36,28 @@ def torque_clamp(jt):
     return min(jt["torque"], jt["torque_per_amp"] * limit_a)
 
 
-TORQUE_OFF_BOUND = 0.1  # s: torque_off must reach the motors within this (100 ticks at 1 kHz)
+FAULT_AT = 1.0  # s, armsim's time (the truth's t): the injected faults start, the arm holding
+TICK = 0.001  # s: the loop's period (LOCKSTEP_DROPIN: 1 kHz)
+READ_GAP = 0.020  # s: the example's [safety] max_read_gap_ms (the default)
+BUS_WATCHDOG = 0.100  # s: the example's [driver] bus_watchdog_ms
 DAMP_TIMEOUT = 1.0  # s: the damping stop's timeout in the damp case's drop-in
+# Bounds on the times, in ticks or from the configuration where the path sets the time, else
+# about twice what is measured (the same at every run; the real-time rig allowed 100 ms plus
+# the longest hold-up of armd's control thread in the run for every torque-off). Measured: the
+# alert faults 0.2 ms after it, every torque 0 0.8 ms after the fault; silence and corrupt
+# replies fault 19.2 ms after their start (the read gap used up), the silent servos' torque 0
+# by their watchdog 100.0 ms after the silence, after corrupt replies armd's torque-off 3.8 ms
+# after the fault; following error: torque 0 0.8 ms after it; damping stop 999.8 ms, at the
+# timeout.
+# The damp case judges each applied torque against the law at the states of the HOLD_S before
+# it, one tick (the real-time rig: 5 ms + the longest lateness + the longest read gap of the
+# run), and allows DAMP_TAU_MAX: about twice the 0.151 N m measured (j3; with the state of the
+# row itself alone 0.180; real time 0.231 with a bound of 0.5).
+HOLD_S = TICK
+DAMP_TAU_MAX = 0.3  # N m
+DRIFT_MAX = 1e-4  # rad: holding after the move off the end stop (measured 0; 4 encoder counts)
+ENDSTOP_FALL = 5.0  # s for the PUMA to fall onto j2's stop and come to rest (j3 swings down to 4 s)
+ENDSTOP_BACK = 2.0  # s after the enable by which it holds inside the soft limits
 
 
 # ----------------------------------------------------------------------------- the model
@@ -107,86 +127,55 @@ def gravity_torque(joints, g, q):
 
 
 # -------------------------------------------------------------------------- the harness
-def wait_fault(c, rec, timeout):
-    """Polls status (and keeps the subscriber drained) until the state is fault; returns it."""
-    deadline = time.time() + timeout
-    st = c.call("status")
-    while st["state"] != "fault" and time.time() < deadline:
-        rec.collect(0.05)
-        st = c.call("status")
-    check(st["state"] == "fault", "no fault within %g s: state %s" % (timeout, st["state"]))
-    return st
-
-
-def start_faults(rig, c):
-    """Starts armsim's injected faults (SIGUSR1); returns a lower bound of that moment in truth
-    seconds (the truth clock runs from before sim_ready, less up to 60 ms of skipped time).
-    First waits (state, not time: at most 10 s) until armsim's truth shows armd's torque: the
-    enable reply can come before armd's first write has reached the servos, and a device that
-    went silent before it left a fresh-clone run a truth without any torque to measure."""
-    deadline = time.monotonic() + 10
-    while first_torque(rig.read_truth(cover=time.monotonic())) is None:
-        check(time.monotonic() < deadline, "armd's torque did not reach armsim within 10 s")
-        time.sleep(0.02)
-    t = time.monotonic() - rig.sim_ready - 0.06
-    os.kill(rig.sim.pid, signal.SIGUSR1)
-    return t
-
-
-def fault_case(args, name, sim_args, dropin, words, bound, provoke=None, settle=None,
-               not_before=None):
-    """Runs one fault path: enable (holding), provoke(rig, c) (a move, or start_faults),
-    then checks the reason (status and the subscriber's fault event), zero commanded torque in
-    status and exactly zero applied torque in the truth within bound seconds of the fault (plus
-    the control thread's longest hold-up, measured by armd in the same run), for
-    at least 0.3 s until the end, and not before not_before (truth seconds; "provoked": the
-    moment provoke returns; default: the fault itself, less 10 ms for the clock mapping).
-    Returns (truth, fault time in truth seconds, zero onset index, fault status)."""
-    with Rig(args, name, sim_args=sim_args, dropin=dropin) as rig:
-        rec = Recorder(rig.sock, 10)
+def fault_case(args, name, sim_args, dropin, words, provoke=None, run_for=1.5):
+    """Runs one fault path on simulated time: enable (holding), provoke(c) (a move) or a fault
+    armsim's options place at an exact simulated time, run_for seconds of simulated time; then
+    checks the state (fault), the reason (status and the subscriber's fault event, the same),
+    zero commanded torque in status, and exactly zero applied torque in the truth from some row
+    to the end, at least 0.3 s of it. Returns (truth, fault time in truth seconds, zero onset
+    index, fault status); the case judges the times."""
+    with Rig(args, name, sim_args=sim_args, dropin=dropin, lockstep="paused") as rig:
+        rec = rig.recorder(10)
         c = rig.client()
         check(c.call("enable")["state"] == "holding", "%s: enable did not hold" % name)
-        t_provoked = provoke(rig, c) if provoke else None
-        st = wait_fault(c, rec, 8)
-        rec.collect(settle if settle is not None else bound + 0.4)
-        st2 = c.call("status")
-        check(st2["state"] == "fault", "%s: state %s after the fault" % (name, st2["state"]))
-        check(all(x == 0 for x in st2["tau"]),
-              "%s: commanded torque not zero after the fault: %s" % (name, st2["tau"]))
+        if provoke:
+            provoke(c)
+        rec.collect(run_for)
+        st = c.call("status")
+        rec.close()
+        check(st["state"] == "fault", "%s: state %s after %g s" % (name, st["state"], run_for))
+        check(all(x == 0 for x in st["tau"]),
+              "%s: commanded torque not zero after the fault: %s" % (name, st["tau"]))
         for w in words:
             check(w in st["fault"], "%s: fault reason %r does not name %r" % (name, st["fault"], w))
         ev = event(rec, "fault")
         check(ev is not None, "%s: no fault event reached the subscriber" % name)
         check(ev["reason"] == st["fault"], "%s: fault event %r differs from status %r" %
               (name, ev["reason"], st["fault"]))
-        hold = event(rec, "state", lambda p: p["state"] == "holding")
-        check(hold is not None, "%s: no holding event reached the subscriber" % name)
-        rec.client.close()
-        c.close()
-        rig.stop_sim()  # flushes the truth; armd can no longer write anything
+        check(event(rec, "state", lambda p: p["state"] == "holding") is not None,
+              "%s: no holding event reached the subscriber" % name)
         truth = rig.read_truth()
-    t_fault = ev["time"] + enable_clock_offset(rec, truth)
+        d = rig.clock_offset()
+        c.close()
+        check(rig.stop_armd() == 0, "%s: armd did not exit 0 after the fault" % name)
+    t_fault = ev["time"] + d
     iz = zero_onset(truth)
     check(iz < len(truth), "%s: applied torque not zero at the end of the truth: %s" %
           (name, truth[-1][3]))
+    check(iz > 0 and first_torque(truth) is not None, "%s: no torque before the fault" % name)
     t_zero = truth[iz][0]
     print("%s: fault %r at truth t = %.4f s; torque exactly 0 on every joint from t = %.4f s "
           "(%.1f ms after the fault) to the end (%.2f s later)" %
           (name, st["fault"], t_fault, t_zero, 1e3 * (t_zero - t_fault), truth[-1][0] - t_zero))
-    # plus the longest the control thread was held up in this run (armd's own lateness max): a
-    # host that stalls it for 100 ms delays the torque-off write by as much
-    held_up = st2["loop"]["lateness_us"]["max"] * 1e-6
-    check(t_zero - t_fault <= bound + held_up, "%s: torque reached zero %.3f s after the fault "
-          "(bound %g s + the control thread's longest hold-up %.3f s)" %
-          (name, t_zero - t_fault, bound, held_up))
-    if not_before == "provoked":
-        not_before = t_provoked
-    elif not_before is None:
-        not_before = t_fault - 0.01
-    check(t_zero >= not_before, "%s: torque was zero at t = %.3f s, before t = %.3f s" %
-          (name, t_zero, not_before))
     check(truth[-1][0] - t_zero >= 0.3, "%s: too little truth after the zero onset" % name)
     return truth, t_fault, iz, st
+
+
+def check_within(name, what, got, lo, hi):
+    """Fails unless lo <= got <= hi [s]; what names the interval."""
+    print("%s: %s %.1f ms (bounds %.1f to %.1f ms)" % (name, what, 1e3 * got, 1e3 * lo, 1e3 * hi))
+    check(lo <= got <= hi, "%s: %s %.1f ms, outside %.1f to %.1f ms" %
+          (name, what, 1e3 * got, 1e3 * lo, 1e3 * hi))
 
 
 def move(c, dq, duration):
@@ -196,43 +185,55 @@ def move(c, dq, duration):
 
 # ---------------------------------------------------------------------------------- cases
 def case_alert(args):
-    fault_case(args, "alert", READY_POSE + ("--alert-after", "1e6", "--alert-id", "2"),
-               DEFAULT_DROPIN, ["device alert", "device 2"], TORQUE_OFF_BOUND,
-               provoke=start_faults)
+    """Servo 2 raises a hardware alert at FAULT_AT (and switches its own torque off): armd
+    faults naming it and switches the others off."""
+    truth, t_fault, iz, _ = fault_case(
+        args, "alert", READY_POSE + ("--alert-after", str(FAULT_AT), "--alert-id", "2"),
+        None, ["device alert", "device 2"])
+    check_within("alert", "fault after the alert", t_fault - FAULT_AT, 0, TICK)
+    check_within("alert", "every torque 0 after the fault", truth[iz][0] - t_fault, 0, 2 * TICK)
 
 
 def case_silent(args):
-    """armsim stops answering and obeying: armd faults on the failed reads; the servos' bus
-    watchdog (bus_watchdog_ms) is what zeroes the torque of a device that no longer listens, so
-    the zero comes after the silence (the SIGUSR1), not necessarily after armd's fault
-    (which a loaded machine may declare later than the watchdog acts). The example's 100 ms
-    watchdog and a 90 ms read gap, not the rig's longer ones."""
-    fault_case(args, "silent", READY_POSE + ("--silent-after", "1e6"), REAL_GAP_DROPIN,
-               ["consecutive failed reads"], TORQUE_OFF_BOUND, provoke=start_faults,
-               not_before="provoked")
+    """armsim stops answering and obeying at FAULT_AT: armd faults on the failed reads
+    ([safety] max_read_gap_ms, the example's 20 ms); the servos' bus watchdog (the example's
+    100 ms) is what zeroes the torque of a device that no longer listens, so the zero comes
+    that long after the silence, after armd's fault."""
+    truth, t_fault, iz, _ = fault_case(
+        args, "silent", READY_POSE + ("--silent-after", str(FAULT_AT)), None,
+        ["consecutive failed reads"])
+    check_within("silent", "fault after the silence", t_fault - FAULT_AT, 0, 2 * READ_GAP)
+    check_within("silent", "every torque 0 after the silence", truth[iz][0] - FAULT_AT,
+                 BUS_WATCHDOG - TICK, BUS_WATCHDOG + 2 * TICK)
 
 
 def case_crc(args):
-    fault_case(args, "crc", READY_POSE + ("--corrupt-crc", "1.0", "--faults-after", "1e6"),
-               DEFAULT_DROPIN, ["consecutive failed reads", "CRC"], TORQUE_OFF_BOUND,
-               provoke=start_faults)
+    """Every reply corrupted from FAULT_AT: armd faults on the failed reads, naming the CRC;
+    the servos still obey, so its torque-off reaches them."""
+    truth, t_fault, iz, _ = fault_case(
+        args, "crc", READY_POSE + ("--corrupt-crc", "1.0", "--faults-after", str(FAULT_AT)),
+        None, ["consecutive failed reads", "CRC"])
+    check_within("crc", "fault after the first corrupt reply", t_fault - FAULT_AT, 0,
+                 2 * READ_GAP)
+    check_within("crc", "every torque 0 after the fault", truth[iz][0] - t_fault, 0, 8 * TICK)
 
 
 def dropin(safety):
-    """DEFAULT_DROPIN (1 kHz, 400 ms read gap, SCHED_FIFO asked) with more [safety] keys."""
-    text = DEFAULT_DROPIN.replace("[safety]\n", "[safety]\n" + safety)
-    check(safety in text, "DEFAULT_DROPIN has no [safety] section to extend")
-    return text
+    """LOCKSTEP_DROPIN (1 kHz, the example's other values) with a [safety] section."""
+    return LOCKSTEP_DROPIN + "[safety]\n" + safety
 
 
 FOLLOW_DROPIN = dropin("following_error = 0.01 0.01 0.01 0.01 0.01 0.01\non_fault = torque_off\n")
 
 
 def case_following(args):
-    fault_case(args, "following", READY_POSE + ("--mass-scale", "3"),
-               FOLLOW_DROPIN,
-               ["following error", "joint j"], TORQUE_OFF_BOUND,
-               provoke=lambda rig, c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
+    """A heavier simulated arm (--mass-scale 3) misses its move by more than following_error:
+    on_fault = torque_off."""
+    truth, t_fault, iz, _ = fault_case(
+        args, "following", READY_POSE + ("--mass-scale", "3"), FOLLOW_DROPIN,
+        ["following error", "joint j"], provoke=lambda c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
+    check_within("following", "every torque 0 after the fault", truth[iz][0] - t_fault, 0,
+                 2 * TICK)
 
 
 DAMP_DROPIN = dropin("following_error = 0.01 0.01 0.01 0.01 0.01 0.01\non_fault = damp\n"
@@ -243,12 +244,12 @@ DAMP_DROPIN = dropin("following_error = 0.01 0.01 0.01 0.01 0.01 0.01\non_fault 
 def case_damp(args):
     """Following error while moving, on_fault = damp: while the damping stop runs, the applied
     torque is -D qd + G(q) of armd's (nominal) model at the true state (within the device's
-    current resolution and one tick of lag), then exactly 0 once every |qd| < 0.05 rad/s or
+    current resolution and the tick's lag), then exactly 0 once every |qd| < 0.05 rad/s or
     after damp_timeout."""
     truth, t_fault, iz, st = fault_case(
         args, "damp", READY_POSE + ("--mass-scale", "3"), DAMP_DROPIN,
-        ["following error", "joint j"], DAMP_TIMEOUT + TORQUE_OFF_BOUND,
-        provoke=lambda rig, c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0))
+        ["following error", "joint j"], provoke=lambda c: move(c, [0, -0.6, 0.6, 0, 0, 0], 1.0),
+        run_for=DAMP_TIMEOUT + 1.5)
     joints, _, g = load_model(args.config)
     damping = [20, 30, 10, 2, 2, 2]
     t_zero = truth[iz][0]
@@ -260,13 +261,7 @@ def case_damp(args):
     # row is the law at the state of the tick that wrote it: each torque is judged from the row
     # where it was first applied (a segment of equal applied torques: one write), against the
     # law at the states of the HOLD_S before that row (the read, the compute and the write of
-    # its tick: a few periods, plus the worst tick lateness and the longest read gap armd
-    # reported). A torque the servos hold for longer (armsim's serial side held up, a write
-    # lost) is still the one armd wrote; judging it against later states measured the host
-    # (a fresh-clone run failed with 1.86 N m on j2 moving at 1.7 rad/s, which a torque held
-    # ~18 ms past the window explains: dG2/dq2 ~ 60 N m/rad; earlier, with 5 ms alone: 0.62).
-    loop = st["loop"]
-    HOLD_S = 0.005 + loop["lateness_us"]["max"] * 1e-6 + loop["longest_read_gap_ms"] * 1e-3
+    # its tick: one tick on simulated time, where the truth rows are a tick apart)
     lims = [torque_clamp(jt) for jt in joints]
     wants = []
     for r in rows:
@@ -291,12 +286,13 @@ def case_damp(args):
            " ".join("%.3f" % w for w in worst), writes, 1e3 * HOLD_S))
     check(moving > 0.05, "damp: the arm was not moving during the damping stop")
     for j, w in enumerate(worst):
-        check(w <= 0.5, "damp: joint %s torque differs from -D qd + G(q) by %.3f N m" %
-              (joints[j]["name"], w))
-    still = max(abs(v) for v in last[2]) < 0.06  # the stop ends on armd's (lagging) reading
-    check(still or t_zero - t_fault >= DAMP_TIMEOUT - 0.01,
-          "damp: torque went off after %.3f s while still moving (|qd| %.3f)" %
-          (t_zero - t_fault, max(abs(v) for v in last[2])))
+        check(w <= DAMP_TAU_MAX, "damp: joint %s torque differs from -D qd + G(q) by %.3f N m "
+              "(bound %g)" % (joints[j]["name"], w, DAMP_TAU_MAX))
+    # the stop ends once still (on armd's reading, a tick behind) or at damp_timeout: here the
+    # arm, 3 x heavier than armd's model, still falls at the timeout
+    still = max(abs(v) for v in last[2]) < 0.06
+    check_within("damp", "torque off after the fault (%s)" % ("still" if still else "timeout"),
+                 t_zero - t_fault, 0 if still else DAMP_TIMEOUT - TICK, DAMP_TIMEOUT + TICK)
 
 
 def case_endstop(args):
@@ -304,42 +300,41 @@ def case_endstop(args):
     enable is accepted there (within limit - following_error) without a jump, moves the arm
     back inside the soft limits within the velocity and acceleration limits, and holds."""
     joints, _, _ = load_model(args.config)
-    with Rig(args, "endstop", sim_args=()) as rig:
+    with Rig(args, "endstop", sim_args=(), lockstep="paused") as rig:
         c = rig.client()
         lo = joints[1]["lower"]
-        # wait for the state (on the stop, at rest), not for a time: a loaded machine is slower
-        deadline = time.monotonic() + 15
+        rig.run(ENDSTOP_FALL)
         st = c.call("status")
-        while time.monotonic() < deadline and not (
-                st["q"][1] < lo and max(abs(v) for v in st["qd"]) < 0.01):
-            time.sleep(0.02)
-            st = c.call("status")
-        q2 = st["q"][1]
-        print("endstop: j2 rests at %.6f rad, soft limit %.6f rad" % (q2, lo))
+        q2, qd = st["q"][1], max(abs(v) for v in st["qd"])
+        print("endstop: after %g s j2 rests at %.6f rad (|qd| %.2g rad/s), soft limit %.6f rad"
+              % (ENDSTOP_FALL, q2, qd, lo))
         check(q2 < lo, "endstop: j2 at %.6f is not past its soft limit %.6f (nothing to test)" %
               (q2, lo))
+        check(qd < 0.01, "endstop: the arm still moves (|qd| %.3f rad/s) %g s after the start"
+              % (qd, ENDSTOP_FALL))
         r = c.call_full("enable")
         check("result" in r, "endstop: enable refused on the hard stop: %s" % r.get("error"))
         st = c.call("status")
         jump = max(abs(a - b) for a, b in zip(st["q_des"], st["q"]))
         check(jump < 0.005, "endstop: the hold target is %.4f rad away from the arm" % jump)
-        deadline = time.time() + 5
-        while time.time() < deadline and (st["state"] != "holding" or st["trajectory"]):
-            time.sleep(0.02)
-            st = c.call("status")
+        rig.run(ENDSTOP_BACK)
+        st = c.call("status")
         check(st["state"] == "holding" and not st["trajectory"],
-              "endstop: not holding after the move off the stop: %s (%s)" % (st["state"], st["fault"]))
+              "endstop: not holding %g s after the enable: %s (%s), trajectory %s"
+              % (ENDSTOP_BACK, st["state"], st["fault"], st["trajectory"]))
         for j, (qd_, jt) in enumerate(zip(st["q_des"], joints)):
             check(jt["lower"] <= qd_ <= jt["upper"],
-                  "endstop: joint %d holds at %.6f outside [%g, %g]" % (j, qd_, jt["lower"], jt["upper"]))
-        time.sleep(0.5)
+                  "endstop: joint %d holds at %.6f outside [%g, %g]"
+                  % (j, qd_, jt["lower"], jt["upper"]))
+        rig.run(0.5)
         st2 = c.call("status")
         drift = max(abs(a - b) for a, b in zip(st2["q"], st["q"]))
-        print("endstop: enabled; |q_des - q| at enable %.2g rad, j2 holds at %.6f inside the limit; "
-              "drift over 0.5 s %.2g rad" % (jump, st["q_des"][1], drift))
+        print("endstop: enabled; |q_des - q| at enable %.2g rad, j2 holds at %.6f inside the "
+              "limit; drift over 0.5 s %.2g rad" % (jump, st["q_des"][1], drift))
         check(st2["state"] == "holding", "endstop: %s (%s) after 0.5 s holding" %
               (st2["state"], st2["fault"]))
-        check(drift < 0.005, "endstop: the arm drifted %.4f rad while holding" % drift)
+        check(drift < DRIFT_MAX, "endstop: the arm drifted %.5f rad while holding (bound %g)"
+              % (drift, DRIFT_MAX))
         c.close()
 
 
