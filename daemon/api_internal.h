@@ -62,7 +62,8 @@ typedef struct api_client {
     ev_tstamp out_progress;           /* loop time the output queue last moved (or started) */
     ev_tstamp last_input;             /* loop time of the last bytes received (or the connect) */
     bool subscribed;                  /* telemetry.c's: gets telemetry and events ... */
-    unsigned decimation;              /* ... telemetry every decimation-th tick */
+    unsigned decimation;              /* ... one sample per decimation loop periods ... */
+    uint64_t window;                  /* ... the last window of them that got its sample */
     bool waiting; /* api_sched.c's: a command's answer is owed (the transport keeps the client) */
     api_wait wait;
     struct api_client *next;

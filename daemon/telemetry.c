@@ -45,6 +45,7 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz)
     if (rate_hz < 1) rate_hz = 1;                 /* a decimation of 0 would divide by 0 */
     double d = floor(loop_hz / rate_hz + 0.5);
     cl->decimation = d < 1 ? 1 : (unsigned)d;
+    cl->window = UINT64_MAX; /* the next sample is sent */
     if (!cl->subscribed) {
         if (s->n_subscribers == 0) { /* the first one: the stream starts at the next sample */
             s->sample_cursor = 0;
@@ -158,14 +159,21 @@ void api_telemetry_drain(api_server *s)
     }
     if (s->n_subscribers == 0) return;
     int n = ctl_config(s->c)->n_joints;
+    double loop_hz = ctl_config(s->c)->rate_hz;
     static char line[24 * 1024];
     for (;;) {
         int k = ctl_samples_read(s->c, &s->sample_cursor, s->samples, s->samples_cap);
         for (int i = 0; i < k; i++) {
             const ctl_sample *sm = &s->samples[i];
             size_t len = 0;
+            /* the loop period this sample is in: a client gets the first sample of each window
+             * of `decimation` periods, whatever periods a late tick skipped */
+            uint64_t period = (uint64_t)llround(sm->time * loop_hz);
             for (api_client *cl = s->clients; cl; cl = cl->next) {
-                if (!cl->subscribed || cl->dead || sm->tick % cl->decimation != 0) continue;
+                if (!cl->subscribed || cl->dead) continue;
+                uint64_t w = period / cl->decimation;
+                if (w == cl->window) continue;
+                cl->window = w;
                 if (len == 0) len = format_sample(s->c, sm, n, line, sizeof line);
                 if (len) api_client_send(cl, line, len);
             }
