@@ -11,6 +11,9 @@
  *  - enable right after the start is answered at the first try;
  *  - faults injected once each, at a chosen tick, with their exact consequences:
  *      a 25 ms stall while holding: 25 periods skipped (overruns), one late tick, no fault;
+ *      twenty 10 ms silences of the bus, 100 ms apart: twenty read gaps, each ridden out;
+ *      a 55 ms stall: held (the servos' Bus Watchdog is 100 ms); a 150 ms one: the watchdog
+ *      drops the torque and the fault names it;
  *      a 250 ms stall: the fault "control thread stalled: a tick was 250 ms late";
  *      3 reads' replies lost: 3 failed reads, one read gap, no fault;
  *      the bus silent: the fault on failed reads at the tick the tolerance is used up
@@ -230,6 +233,22 @@ static void injected_faults_have_exact_consequences(void **st)
     assert_int_equal(s.state, CTL_HOLDING);
     assert_int_equal(s.failed_reads, 3);
     assert_int_equal(s.read_gaps, 1);
+    /* twenty 10 ms silences, 100 ms apart: twenty gaps, each ridden out */
+    uint64_t gaps0 = status().read_gaps;
+    for (int k = 0; k < 20; k++) {
+        simbus *b = lockstep_bus(S->ls);
+        simbus_silence_until(b, simbus_now_ns(b) + 10000000ull);
+        run_until(lockstep_time(S->ls) + 0.1, NULL);
+    }
+    s = status();
+    assert_int_equal(s.state, CTL_HOLDING);
+    assert_int_equal(s.read_gaps, gaps0 + 20);
+    assert_true(s.longest_read_gap_ms >= 10 &&
+                s.longest_read_gap_ms < S->cfg.safety.max_read_gap_ms);
+    /* a 55 ms stall: the servos' Bus Watchdog (100 ms) holds on, so does the arm */
+    lockstep_stall(S->ls, 0.055);
+    run_until(lockstep_time(S->ls) + 0.2, NULL);
+    assert_int_equal(status().state, CTL_HOLDING);
     /* the bus silent: fault once max_failed_reads reads failed over max_read_gap_ms */
     double t_silent = lockstep_time(S->ls);
     simbus_silence_until(lockstep_bus(S->ls), simbus_now_ns(lockstep_bus(S->ls)) + 2000000000ull);
@@ -254,6 +273,15 @@ static void injected_faults_have_exact_consequences(void **st)
     s = status();
     assert_int_equal(s.state, CTL_FAULT);
     assert_string_equal(s.fault, "control thread stalled: a tick was 250 ms late");
+    /* a 150 ms stall: the servos' Bus Watchdog (100 ms) expires and drops the torque; the next
+     * read reports it: a fault naming it */
+    assert_int_equal(ctl_reset(S->c, NULL, &e), 0);
+    enable();
+    lockstep_stall(S->ls, 0.15);
+    run_until(lockstep_time(S->ls) + 0.2, NULL);
+    s = status();
+    assert_int_equal(s.state, CTL_FAULT);
+    assert_non_null(strstr(s.fault, "Bus Watchdog"));
 }
 
 int main(int argc, char **argv)
