@@ -42,9 +42,8 @@ SETTLE = 4.0  # s after a move back before the next measurement: the ring decays
 # (3 %, 10 x, one period 1/f + 1 ms). Measured (the same at every run): the mode 10.406 Hz,
 # -0.06 % off the model's 10.412 Hz in the loop, damping ratio 0.0323 against the model's 0.0325
 # (-0.6 %); residual tool deflection none 0.0749 mm, zvd 0.0048 mm RMS: 15.6 x; the shaped move
-# ZVD's length longer to 2e-11 s. (The real-time rig on a pty measured -0.20 %, zeta 0.0326,
-# 0.0781 / 0.0048 mm: 16.1 x, and took a measurement again, up to 3 times, when the loop
-# stalled during it.)
+# ZVD's length longer to 2e-11 s. (Real time, armsim on a pty: -0.20 %, zeta 0.0326,
+# 0.0781 / 0.0048 mm: 16.1 x.)
 FREQ_ERR_MAX = 0.0012  # relative
 ZETA_ERR_MAX = 0.015  # relative (armctl and flex_loop_mode print 4 decimals: 0.0001 is 0.3 %)
 RATIO_MIN = 10.0  # the target (half of the 15.6 x measured would be looser)
