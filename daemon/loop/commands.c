@@ -131,7 +131,7 @@ static void apply(loop *L, const loop_in *in, const loop_cmd *c, loop_out *o)
     }
     switch (c->type) {
     case LOOP_ENABLE:
-        guard_enable(&L->guard, c->seq, o); /* answered when it is over */
+        guard_enable(&L->guard, c->seq, in->t, o); /* answered when it is over */
         return;
     case LOOP_DISABLE:
         guard_disable(&L->guard, &L->motion, o);

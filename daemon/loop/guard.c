@@ -97,7 +97,7 @@ void guard_reset(guard *g, loop_out *o)
     g->mode = GUARD_DISABLED;
 }
 
-void guard_enable(guard *g, uint64_t seq, loop_out *o)
+void guard_enable(guard *g, uint64_t seq, double t, loop_out *o)
 {
     if (g->mode == GUARD_ENABLED) {
         out_answer(o, seq, 0, NULL);
@@ -111,6 +111,7 @@ void guard_enable(guard *g, uint64_t seq, loop_out *o)
         g->mode = GUARD_ENABLING;
         g->n_enable = 0;
         g->servos_asked = false;
+        g->enable_t = t;
     }
     if (g->mode == GUARD_ENABLING) g->enable_seq[g->n_enable++] = seq;
 }
@@ -134,7 +135,15 @@ void guard_step_enable(guard *g, const loop_in *in, const sense *s, const law_pa
         g->n_enable = 0;
         return;
     }
-    if (!s->fresh) return; /* wait for a state: reads that keep failing fault the arm (sense) */
+    if (!s->fresh) { /* wait for a state: reads that keep failing fault the arm (sense) */
+        if (in->t - g->enable_t < GUARD_ENABLE_WAIT_S) return;
+        snprintf(text, sizeof text,
+                 "not enabling: no state could be read from the device for %.0f ms (%d reads "
+                 "failed)",
+                 (in->t - g->enable_t) * 1e3, s->reads.consecutive);
+        refuse_enable(g, o, "device", text);
+        return;
+    }
     if (sf_check_position(p, s->q, why, sizeof why)) {
         snprintf(text, sizeof text, "not enabling: %s", why);
         refuse_enable(g, o, "limits", text);

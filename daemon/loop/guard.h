@@ -23,6 +23,9 @@
 #include "daemon/loop/torque.h"
 
 #define GUARD_ENABLES 8 /* enable commands waiting together at most */
+/* An enable waits at most this long for a fresh state [s]; within the host's answer timeout
+ * (CTL_ACK_TIMEOUT_S), so an enable is never answered "timeout" and then done. */
+#define GUARD_ENABLE_WAIT_S 0.5
 
 typedef enum { GUARD_DISABLED, GUARD_ENABLING, GUARD_ENABLED, GUARD_FAULT, GUARD_ESTOP } guard_mode;
 
@@ -35,6 +38,7 @@ typedef struct {
     uint64_t enable_seq[GUARD_ENABLES];
     int n_enable;
     bool servos_asked; /* the servos were asked to switch on (the answer comes next tick) */
+    double enable_t;   /* control time the enabling began [s] */
 } guard;
 
 void guard_init(guard *g);
@@ -55,14 +59,15 @@ void guard_disable(guard *g, motion *m, loop_out *o);
 void guard_stop(guard *g, loop_out *o);
 /* fault | estop -> disabled; a damping stop ends (torque off). */
 void guard_reset(guard *g, loop_out *o);
-/* An enable command seq: disabled -> enabling (answered when that is over); while enabling it
- * waits with the others; enabled: answered at once; refused ("busy") beyond GUARD_ENABLES. */
-void guard_enable(guard *g, uint64_t seq, loop_out *o);
+/* An enable command seq at control time t [s]: disabled -> enabling (answered when that is
+ * over); while enabling it waits with the others; enabled: answered at once; refused ("busy")
+ * beyond GUARD_ENABLES. */
+void guard_enable(guard *g, uint64_t seq, double t, loop_out *o);
 /* An enabling tick: with a fresh state within the position and velocity limits the servos are
  * switched on, and once they are (the next tick) the arm holds where it is: answered 0. Without
  * a fresh state it waits (reads that fail for as long as [safety] max_failed_reads and
- * max_read_gap_ms allow fault the arm, which refuses the enable); a state outside the limits or
- * servos that refuse refuse it. */
+ * max_read_gap_ms allow fault the arm, which refuses the enable; none within GUARD_ENABLE_WAIT_S
+ * refuses it too); a state outside the limits or servos that refuse refuse it. */
 void guard_step_enable(guard *g, const loop_in *in, const sense *s, const law_params *p, motion *m,
                        torque *t, loop_out *o);
 /* A damping stop's tick: its torque into tau (write it), or its end (torque off) once every

@@ -3,9 +3,10 @@
  * tick, with crafted samples, commands and driver results: no thread, no clock, no driver. The
  * "arm" is the sample the test writes: it stands where the test puts it, or (following) where
  * the loop wanted it a tick ago. What is checked, each exactly:
- *  - enable waits for a fresh state (read failures within the tolerance are ridden out), then
- *    for the servos, and is answered only then; refused when the reads stay away, when the arm
- *    is outside its limits or moving, when the servos refuse; two enables get one answer each;
+ *  - enable waits for a fresh state (read failures within the tolerance are ridden out, for 0.5 s
+ *    at most), then for the servos, and is answered only then; refused when the reads stay away,
+ *    when the arm is outside its limits or moving, when the servos refuse; two enables get one
+ *    answer each;
  *  - reads and writes that keep failing fault, each counted apart; a short read gap is ridden
  *    out and reported; a write failing while disabled does not count;
  *  - whatever got past validation (a NaN gain, a NaN position) is a fault naming it;
@@ -243,6 +244,31 @@ static void enable_refused_when_no_state_comes(void **st)
     assert_true(waited_ms >= R->cfg.safety.max_read_gap_ms - R->period * 1e3);
     assert_true(waited_ms <= R->cfg.safety.max_read_gap_ms + 2 * R->period * 1e3);
     assert_int_equal(state(), CTL_FAULT);
+}
+
+/* max_read_gap_ms 2000: longer than an enable waits */
+static void gap_2s(armd_config *c)
+{
+    c->safety.max_read_gap_ms = 2000;
+}
+
+static void enable_waits_half_a_second_at_most(void **st)
+{
+    (void)st;
+    rig_open(gap_2s);
+    ticks(2);
+    R->fail_reads = 1000;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    int k = 0;
+    while (answer(s, NULL, NULL) == 0 && k < 1000) tick(), k++;
+    const char *code = "", *msg = "";
+    assert_int_equal(answer(s, &code, &msg), -1);
+    assert_string_equal(code, "device");
+    assert_non_null(strstr(msg, "no state could be read"));
+    /* GUARD_ENABLE_WAIT_S = 0.5 s at 500 Hz: 250 ticks after the command's; the arm is not
+     * faulted (the read tolerance, 2 s, is not used up) */
+    assert_int_equal(k, 1 + 250);
+    assert_int_equal(state(), CTL_DISABLED);
 }
 
 static void enable_refused_outside_limits_or_by_the_servos(void **st)
@@ -533,6 +559,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(enable_waits_for_a_fresh_state_then_the_servos, rig_close),
         cmocka_unit_test_teardown(enable_refused_when_no_state_comes, rig_close),
+        cmocka_unit_test_teardown(enable_waits_half_a_second_at_most, rig_close),
         cmocka_unit_test_teardown(enable_refused_outside_limits_or_by_the_servos, rig_close),
         cmocka_unit_test_teardown(two_enables_each_answered_once, rig_close),
         cmocka_unit_test_teardown(short_read_gap_ridden_out_long_one_faults, rig_close),
