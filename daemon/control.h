@@ -97,9 +97,9 @@ int ctl_notify_fd(ctl *c);
 bool ctl_waiting(ctl *c);
 
 /* disabled -> holding (present position, no jump). The loop waits for a fresh state within the
- * limits (as long as an enabled arm would ride out failed reads: [safety] max_failed_reads and
- * max_read_gap_ms), then for the servos; a joint enabled past a soft limit (within
- * following_error) is then moved back inside the limits, at the limits' pace */
+ * limits, 0.5 s at most (reads that keep failing past [safety] max_failed_reads and
+ * max_read_gap_ms fault the arm sooner), then for the servos; a joint enabled past a soft limit
+ * (within following_error) is then moved back inside the limits, at the limits' pace */
 int ctl_enable(ctl *c, const ctl_reply_to *to, ctl_error *err);
 int ctl_disable(ctl *c, const ctl_reply_to *to, ctl_error *err); /* -> disabled (torque off) */
 /* moving -> holding at the present desired position */
