@@ -7,8 +7,10 @@
 #ifndef ARMD_CTL_TYPES_H
 #define ARMD_CTL_TYPES_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "config/config.h"
 
@@ -37,6 +39,18 @@ typedef struct {
     char code[32];
     char message[256];
 } ctl_error;
+
+/* Fills *e (nothing when NULL) with a one-word code and a formatted sentence. */
+static inline __attribute__((format(printf, 3, 4))) void
+ctl_error_set(ctl_error *e, const char *code, const char *fmt, ...)
+{
+    if (!e) return;
+    snprintf(e->code, sizeof e->code, "%s", code);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
 
 /* One timed waypoint. qd / qdd are used only when has_qd / has_qdd. */
 typedef struct {

@@ -157,9 +157,7 @@ int lockstep_pace_run(void *ctx, double seconds, const ctl_reply_to *to, ctl_err
         p->runs[i] = (pace_run){true, lockstep_time(p->ls) + seconds, *to};
         return 0;
     }
-    snprintf(err->code, sizeof err->code, "busy");
-    snprintf(err->message, sizeof err->message, "%d sim.run requests are waiting already",
-             LOCKSTEP_RUNS);
+    ctl_error_set(err, "busy", "%d sim.run requests are waiting already", LOCKSTEP_RUNS);
     return -1;
 }
 

@@ -53,8 +53,7 @@ int reload_request(void *ctx, const ctl_reply_to *to, ctl_error *err)
     if (!cand || !q) {
         free(cand);
         free(q);
-        snprintf(err->code, sizeof err->code, "internal");
-        snprintf(err->message, sizeof err->message, "out of memory");
+        ctl_error_set(err, "internal", "out of memory");
         return -1;
     }
     cfg_report rep;
@@ -63,10 +62,9 @@ int reload_request(void *ctx, const ctl_reply_to *to, ctl_error *err)
     if (rep.n_lines || errors) reload_log_report(&rep, r->config_path);
     int rc = -1;
     if (errors) {
-        snprintf(err->code, sizeof err->code, "invalid_config");
-        snprintf(err->message, sizeof err->message,
-                 "%d errors in %s (first: %.150s); kept the running configuration", errors,
-                 r->config_path, rep.n_lines ? rep.lines[0] : "?");
+        ctl_error_set(err, "invalid_config",
+                      "%d errors in %s (first: %.150s); kept the running configuration", errors,
+                      r->config_path, rep.n_lines ? rep.lines[0] : "?");
     } else {
         reload_apply_overrides(r, cand);
         q->to = *to;

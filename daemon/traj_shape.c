@@ -148,10 +148,7 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
     double *c = malloc(nc * sizeof *c);
     traj_state end;
     if (!bp || !t0 || !c) {
-        if (err) {
-            snprintf(err->code, sizeof err->code, "internal");
-            snprintf(err->message, sizeof err->message, "out of memory shaping a trajectory");
-        }
+        ctl_error_set(err, "internal", "out of memory shaping a trajectory");
         free(bp), free(t0), free(c);
         return -1;
     }
@@ -160,13 +157,10 @@ int traj_shape(traj_plan *p, const shaper *sh, const traj_state *start, traj_err
     traj_end_state(p, &end);
     int nb = breakpoints(t0, m, T, sh, 1e-9 * (T + tn) + 1e-12, bp);
     if (nb - 1 > p->cap) {
-        if (err) {
-            snprintf(err->code, sizeof err->code, "invalid_params");
-            snprintf(err->message, sizeof err->message,
-                     "shaped by [trajectory] shaper the trajectory has %d pieces, more than the %d "
-                     "a plan holds; send fewer waypoints",
-                     nb - 1, p->cap);
-        }
+        ctl_error_set(err, "invalid_params",
+                      "shaped by [trajectory] shaper the trajectory has %d pieces, more than the "
+                      "%d a plan holds; send fewer waypoints",
+                      nb - 1, p->cap);
         free(bp), free(t0), free(c);
         return -1;
     }

@@ -15,21 +15,10 @@
 #define LIMIT_SLACK  1e-9 /* relative slack on limits against rounding */
 #define BISECT_STEPS 64   /* a root bracketed in [a, b] is found to (b - a) 2^-64 */
 
-/* Formats err (code + message). */
-static void set_err(traj_error *err, const char *code, const char *fmt, ...)
-{
-    if (!err) return;
-    snprintf(err->code, sizeof err->code, "%s", code);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-}
-
 void traj_error_count(traj_error *err, int waypoint, const char *field, int got, int n)
 {
-    set_err(err, "invalid_params", "waypoint %d: %s has %d values, the arm has %d joints", waypoint,
-            field, got, n);
+    ctl_error_set(err, "invalid_params", "waypoint %d: %s has %d values, the arm has %d joints",
+                  waypoint, field, got, n);
 }
 
 void traj_limits_from_config(traj_limits *lim, const armd_config *cfg)
@@ -177,8 +166,8 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
         const double *c = traj_coef(p, k, j);
         for (int i = 0; i < TRAJ_NCOEF; i++) {
             if (!isfinite(c[i]) || !isfinite(p->h[k])) {
-                set_err(err, "limits", "%s: the path %s is not finite (segment of %.4g s)",
-                        head_of(head, sizeof head, p, lim, wp, j), where, p->h[k]);
+                ctl_error_set(err, "limits", "%s: the path %s is not finite (segment of %.4g s)",
+                              head_of(head, sizeof head, p, lim, wp, j), where, p->h[k]);
                 return -1;
             }
         }
@@ -198,31 +187,32 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
         poly_range(c, 5, p->h[k], &lo, &hi);
         if (!(lo >= plo && hi <= phi)) {
             double q = lo < plo ? lo : hi;
-            set_err(err, "limits",
-                    "%s: the path reaches q = %.4g %s at t = %.4g s (%s), "
-                    "outside the position limits [%.4g, %.4g] %s",
-                    head_of(head, sizeof head, p, lim, wp, j), q, unit(lim, j, 0),
-                    time_of(p, k, c, 5, q), where, lim->lower[j], lim->upper[j], unit(lim, j, 0));
+            ctl_error_set(err, "limits",
+                          "%s: the path reaches q = %.4g %s at t = %.4g s (%s), "
+                          "outside the position limits [%.4g, %.4g] %s",
+                          head_of(head, sizeof head, p, lim, wp, j), q, unit(lim, j, 0),
+                          time_of(p, k, c, 5, q), where, lim->lower[j], lim->upper[j],
+                          unit(lim, j, 0));
             return -1;
         }
         poly_range(vel, 4, p->h[k], &lo, &hi);
         if (!(-lo <= vlim && hi <= vlim)) {
             double v = -lo > hi ? lo : hi;
-            set_err(err, "limits",
-                    "%s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
-                    "over the limit %.4g %s",
-                    head_of(head, sizeof head, p, lim, wp, j), v, unit(lim, j, 1),
-                    time_of(p, k, vel, 4, v), where, lim->velocity[j], unit(lim, j, 1));
+            ctl_error_set(err, "limits",
+                          "%s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
+                          "over the limit %.4g %s",
+                          head_of(head, sizeof head, p, lim, wp, j), v, unit(lim, j, 1),
+                          time_of(p, k, vel, 4, v), where, lim->velocity[j], unit(lim, j, 1));
             return -1;
         }
         poly_range(acc, 3, p->h[k], &lo, &hi);
         if (!(-lo <= alim && hi <= alim)) {
             double a = -lo > hi ? lo : hi;
-            set_err(err, "limits",
-                    "%s: the path reaches acceleration %.4g %s at t = %.4g s "
-                    "(%s), over the limit %.4g %s",
-                    head_of(head, sizeof head, p, lim, wp, j), a, unit(lim, j, 2),
-                    time_of(p, k, acc, 3, a), where, lim->acceleration[j], unit(lim, j, 2));
+            ctl_error_set(err, "limits",
+                          "%s: the path reaches acceleration %.4g %s at t = %.4g s "
+                          "(%s), over the limit %.4g %s",
+                          head_of(head, sizeof head, p, lim, wp, j), a, unit(lim, j, 2),
+                          time_of(p, k, acc, 3, a), where, lim->acceleration[j], unit(lim, j, 2));
             return -1;
         }
     }
@@ -247,60 +237,65 @@ static int check_points(const traj_limits *lim, const traj_waypoint *pts, int n_
         const traj_waypoint *w = &pts[i];
         double prev = i == first ? 0 : pts[i - 1].t;
         if (!isfinite(w->t)) {
-            set_err(err, "invalid_params", "waypoint %d: t is not a finite number", i);
+            ctl_error_set(err, "invalid_params", "waypoint %d: t is not a finite number", i);
             return -1;
         }
         if (!(w->t <= TRAJ_MAX_DURATION)) {
-            set_err(err, "invalid_params",
-                    "waypoint %d: t = %.4g s is beyond %.0f s, the longest a trajectory may last",
-                    i, w->t, TRAJ_MAX_DURATION);
+            ctl_error_set(
+                err, "invalid_params",
+                "waypoint %d: t = %.4g s is beyond %.0f s, the longest a trajectory may last", i,
+                w->t, TRAJ_MAX_DURATION);
             return -1;
         }
         if (i == first && !(w->t > 0 && w->t >= min_step)) {
-            set_err(err, "invalid_params",
-                    "waypoint %d: t = %.4g s must be at least one control period (%.4g s) after "
-                    "the start (the trajectory starts from the present desired state at t = 0)",
-                    i, w->t, lim->period);
+            ctl_error_set(
+                err, "invalid_params",
+                "waypoint %d: t = %.4g s must be at least one control period (%.4g s) after "
+                "the start (the trajectory starts from the present desired state at t = 0)",
+                i, w->t, lim->period);
             return -1;
         }
         if (i > first && !(w->t > prev && w->t - prev >= min_step)) {
-            set_err(err, "invalid_params",
-                    "waypoint %d: t = %.4g s is not at least one control period (%.4g s) after "
-                    "waypoint %d (t = %.4g s); times must increase by a period or more",
-                    i, w->t, lim->period, i - 1, prev);
+            ctl_error_set(
+                err, "invalid_params",
+                "waypoint %d: t = %.4g s is not at least one control period (%.4g s) after "
+                "waypoint %d (t = %.4g s); times must increase by a period or more",
+                i, w->t, lim->period, i - 1, prev);
             return -1;
         }
         if (w->has_qdd && !w->has_qd) {
-            set_err(err, "invalid_params", "waypoint %d: qdd is given without qd", i);
+            ctl_error_set(err, "invalid_params", "waypoint %d: qdd is given without qd", i);
             return -1;
         }
         for (int j = 0; j < lim->n; j++) {
             const char *nm = lim->name[j];
             if (!isfinite(w->q[j]) || (w->has_qd && !isfinite(w->qd[j])) ||
                 (w->has_qdd && !isfinite(w->qdd[j]))) {
-                set_err(err, "invalid_params", "waypoint %d joint %s: value is not a finite number",
-                        i, nm);
+                ctl_error_set(err, "invalid_params",
+                              "waypoint %d joint %s: value is not a finite number", i, nm);
                 return -1;
             }
             if (!(w->q[j] >= lim->lower[j] && w->q[j] <= lim->upper[j])) {
-                set_err(err, "limits",
-                        "waypoint %d joint %s: q = %.4g %s is outside the position limits [%.4g, "
-                        "%.4g] %s",
-                        i, nm, w->q[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
-                        unit(lim, j, 0));
+                ctl_error_set(
+                    err, "limits",
+                    "waypoint %d joint %s: q = %.4g %s is outside the position limits [%.4g, "
+                    "%.4g] %s",
+                    i, nm, w->q[j], unit(lim, j, 0), lim->lower[j], lim->upper[j], unit(lim, j, 0));
                 return -1;
             }
             if (w->has_qd && !(fabs(w->qd[j]) <= lim->velocity[j])) {
-                set_err(err, "limits",
-                        "waypoint %d joint %s: qd = %.4g %s is over the velocity limit %.4g %s", i,
-                        nm, w->qd[j], unit(lim, j, 1), lim->velocity[j], unit(lim, j, 1));
+                ctl_error_set(
+                    err, "limits",
+                    "waypoint %d joint %s: qd = %.4g %s is over the velocity limit %.4g %s", i, nm,
+                    w->qd[j], unit(lim, j, 1), lim->velocity[j], unit(lim, j, 1));
                 return -1;
             }
             if (w->has_qdd && !(fabs(w->qdd[j]) <= lim->acceleration[j])) {
-                set_err(err, "limits",
-                        "waypoint %d joint %s: qdd = %.4g %s is over the acceleration limit %.4g "
-                        "%s",
-                        i, nm, w->qdd[j], unit(lim, j, 2), lim->acceleration[j], unit(lim, j, 2));
+                ctl_error_set(
+                    err, "limits",
+                    "waypoint %d joint %s: qdd = %.4g %s is over the acceleration limit %.4g "
+                    "%s",
+                    i, nm, w->qdd[j], unit(lim, j, 2), lim->acceleration[j], unit(lim, j, 2));
                 return -1;
             }
         }
@@ -343,17 +338,18 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
 {
     int n = lim->n;
     if (n_pts < 1) {
-        set_err(err, "invalid_params", "a trajectory needs at least one waypoint");
+        ctl_error_set(err, "invalid_params", "a trajectory needs at least one waypoint");
         return -1;
     }
     if (n_pts > TRAJ_MAX_POINTS || n_pts > p->cap) {
-        set_err(err, "invalid_params", "%d waypoints are more than the %d a trajectory may have",
-                n_pts, p->cap < TRAJ_MAX_POINTS ? p->cap : TRAJ_MAX_POINTS);
+        ctl_error_set(err, "invalid_params",
+                      "%d waypoints are more than the %d a trajectory may have", n_pts,
+                      p->cap < TRAJ_MAX_POINTS ? p->cap : TRAJ_MAX_POINTS);
         return -1;
     }
     for (int j = 0; j < n; j++) {
         if (!isfinite(start->q[j]) || !isfinite(start->qd[j]) || !isfinite(start->qdd[j])) {
-            set_err(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
+            ctl_error_set(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
             return -1;
         }
     }
@@ -361,17 +357,18 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
     if (pts[0].t == 0) { /* a t = 0 point must be the start itself */
         for (int j = 0; j < n; j++) {
             if (!(fabs(pts[0].q[j] - start->q[j]) <= same_tol)) {
-                set_err(err, "invalid_params",
-                        "waypoint 0 joint %s: at t = 0 the trajectory is at the present desired "
-                        "position %.4g %s, not %.4g %s; give the first waypoint a later time",
-                        lim->name[j], start->q[j], unit(lim, j, 0), pts[0].q[j], unit(lim, j, 0));
+                ctl_error_set(
+                    err, "invalid_params",
+                    "waypoint 0 joint %s: at t = 0 the trajectory is at the present desired "
+                    "position %.4g %s, not %.4g %s; give the first waypoint a later time",
+                    lim->name[j], start->q[j], unit(lim, j, 0), pts[0].q[j], unit(lim, j, 0));
                 return -1;
             }
         }
         first = 1;
         if (n_pts == 1) {
-            set_err(err, "invalid_params",
-                    "a trajectory needs a waypoint after t = 0 (waypoint 0 is the start)");
+            ctl_error_set(err, "invalid_params",
+                          "a trajectory needs a waypoint after t = 0 (waypoint 0 is the start)");
             return -1;
         }
     }
@@ -383,7 +380,8 @@ int traj_build(traj_plan *p, const traj_limits *lim, const traj_state *start,
     double *a = malloc(K * sizeof *a), *cp = malloc(K * sizeof *cp), *dp = malloc(K * sizeof *dp);
     bool *fixed = calloc(K, sizeof *fixed), *has_a = calloc(K, sizeof *has_a);
     if (!t || !q || !v || !a || !cp || !dp || !fixed || !has_a) {
-        set_err(err, "internal", "out of memory building a trajectory of %d waypoints", n_pts);
+        ctl_error_set(err, "internal", "out of memory building a trajectory of %d waypoints",
+                      n_pts);
         free(t), free(q), free(v), free(a), free(cp), free(dp), free(fixed), free(has_a);
         return -1;
     }
@@ -471,32 +469,33 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
     int n = lim->n;
     for (int j = 0; j < n; j++) {
         if (!isfinite(goal[j])) {
-            set_err(err, "invalid_params", "waypoint 0 joint %s: q is not a finite number",
-                    lim->name[j]);
+            ctl_error_set(err, "invalid_params", "waypoint 0 joint %s: q is not a finite number",
+                          lim->name[j]);
             return -1;
         }
         if (!(goal[j] >= lim->lower[j] && goal[j] <= lim->upper[j])) {
-            set_err(err, "limits",
-                    "waypoint 0 joint %s: q = %.4g %s is outside the position limits [%.4g, "
-                    "%.4g] %s",
-                    lim->name[j], goal[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
-                    unit(lim, j, 0));
+            ctl_error_set(err, "limits",
+                          "waypoint 0 joint %s: q = %.4g %s is outside the position limits [%.4g, "
+                          "%.4g] %s",
+                          lim->name[j], goal[j], unit(lim, j, 0), lim->lower[j], lim->upper[j],
+                          unit(lim, j, 0));
             return -1;
         }
         if (!isfinite(start->q[j]) || !isfinite(start->qd[j]) || !isfinite(start->qdd[j])) {
-            set_err(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
+            ctl_error_set(err, "internal", "joint %s: the start state is not finite", lim->name[j]);
             return -1;
         }
     }
     if (!isfinite(duration)) {
-        set_err(err, "invalid_params", "duration is not a finite number");
+        ctl_error_set(err, "invalid_params", "duration is not a finite number");
         return -1;
     }
     if (duration > 0) {
         if (!(duration >= lim->period * (1 - LIMIT_SLACK) && duration <= TRAJ_MAX_DURATION)) {
-            set_err(err, "invalid_params",
-                    "duration = %.4g s is outside [%.4g, %.0f] s (one control period to an hour)",
-                    duration, lim->period, TRAJ_MAX_DURATION);
+            ctl_error_set(
+                err, "invalid_params",
+                "duration = %.4g s is outside [%.4g, %.0f] s (one control period to an hour)",
+                duration, lim->period, TRAJ_MAX_DURATION);
             return -1;
         }
         fill_move(p, start, goal, duration);
@@ -517,9 +516,10 @@ int traj_build_move(traj_plan *p, const traj_limits *lim, const traj_state *star
         T *= 1.05;
     }
     if (!(T <= TRAJ_MAX_DURATION)) {
-        set_err(err, "limits",
-                "the move would take more than %.0f s at the velocity and acceleration limits",
-                TRAJ_MAX_DURATION);
+        ctl_error_set(
+            err, "limits",
+            "the move would take more than %.0f s at the velocity and acceleration limits",
+            TRAJ_MAX_DURATION);
         return -1;
     }
     fill_move(p, start, goal, T);

@@ -26,7 +26,8 @@ ctl_pending *host_pending_new(ctl *c, const ctl_reply_to *to, host_done_fn done,
         p->plan = -1;
         return p;
     }
-    host_err(err, "busy", "%d commands are waiting for their answers already", CTL_MAX_PENDING);
+    ctl_error_set(err, "busy", "%d commands are waiting for their answers already",
+                  CTL_MAX_PENDING);
     return NULL;
 }
 
@@ -48,14 +49,14 @@ void host_pending_drop(ctl_pending *p)
 int host_pending_send(ctl *c, ctl_pending *p, loop_cmd *m, ctl_error *err)
 {
     if (c->mode != HOST_THREAD && c->mode != HOST_STEPPED) {
-        host_err(err, "not_running", "the control loop is not running");
+        ctl_error_set(err, "not_running", "the control loop is not running");
         host_pending_drop(p);
         return -1;
     }
     m->seq = ++c->cmd_seq;
     if (!handoff_send(c->h, m)) {
         c->cmd_seq--;
-        host_err(err, "busy", "the control loop is not taking commands (mailbox full)");
+        ctl_error_set(err, "busy", "the control loop is not taking commands (mailbox full)");
         host_pending_drop(p);
         return -1;
     }
@@ -105,7 +106,7 @@ static void send_changes(ctl *c)
         if (!handoff_send(c->h, &m)) {
             c->cmd_seq--;
             host_change_clear(c);
-            host_err(&err, "busy", "the control loop is not taking commands (mailbox full)");
+            ctl_error_set(&err, "busy", "the control loop is not taking commands (mailbox full)");
             host_pending_answer(p, -1, &err);
             continue;
         }
@@ -159,8 +160,8 @@ static void time_out(ctl *c)
         ctl_pending *p = &c->pending[i];
         if (!p->used || !p->seq || p->answered || now <= p->deadline_ns) continue;
         ctl_error e;
-        host_err(&e, "timeout", "the control loop did not answer within %.0f ms",
-                 CTL_ACK_TIMEOUT_S * 1e3);
+        ctl_error_set(&e, "timeout", "the control loop did not answer within %.0f ms",
+                      CTL_ACK_TIMEOUT_S * 1e3);
         host_pending_answer(p, -1, &e);
     }
 }

@@ -171,7 +171,7 @@ static int check_enabled(ctl *c, ctl_error *err)
     char why[200];
     if (!sf_command_allowed((sf_state)st.state, SF_CMD_TRAJECTORY, st.fault, &next, why,
                             sizeof why)) {
-        host_err(err, "bad_state", "%s", why);
+        ctl_error_set(err, "bad_state", "%s", why);
         return -1;
     }
     return 0;
@@ -197,12 +197,13 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
     int rc = -1;
     if (check_enabled(c, err)) goto out;
     if (!points || n_points < 1) {
-        host_err(err, "invalid_params", "a trajectory needs at least one waypoint");
+        ctl_error_set(err, "invalid_params", "a trajectory needs at least one waypoint");
         goto out;
     }
     if (n_points > TRAJ_MAX_POINTS) {
-        host_err(err, "invalid_params", "%d waypoints are more than the %d a trajectory may have",
-                 n_points, TRAJ_MAX_POINTS);
+        ctl_error_set(err, "invalid_params",
+                      "%d waypoints are more than the %d a trajectory may have", n_points,
+                      TRAJ_MAX_POINTS);
         goto out;
     }
     int slot = host_plan_free_slot(c, err);
@@ -223,7 +224,7 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
     ctl_reply_to self;
     int rc = -1;
     if (!q) {
-        host_err(err, "invalid_params", "move_to needs a target position");
+        ctl_error_set(err, "invalid_params", "move_to needs a target position");
         goto out;
     }
     if (check_enabled(c, err)) goto out;

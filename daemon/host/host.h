@@ -19,7 +19,6 @@
 #ifndef ARMD_HOST_H
 #define ARMD_HOST_H
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,17 +130,6 @@ static inline int64_t host_mono_ns(void)
 /* Zero torque written and the servos switched off from the main thread: only while no loop
  * runs (before the start, after the stop, or when the control thread had to be cancelled). */
 void host_torque_off(ctl *c);
-/* Fills *e (if not NULL) with a one-word code and a formatted sentence. */
-static inline __attribute__((format(printf, 3, 4))) void host_err(ctl_error *e, const char *code,
-                                                                  const char *fmt, ...)
-{
-    if (!e) return;
-    snprintf(e->code, sizeof e->code, "%s", code);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-}
 
 /* ------------------------------------------------------------------------------ answers.c */
 /* A free entry for an answer to `to` (done: the command's follow-up), or NULL with err "busy". */

@@ -63,21 +63,22 @@ static bool build(ctl *c, dyn_model *model, drv *driver, ctl_error *err)
 ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error *err)
 {
     if (!cfg || !model || !driver) {
-        host_err(err, "invalid_params", "ctl_create needs a configuration, a model and a driver");
+        ctl_error_set(err, "invalid_params",
+                      "ctl_create needs a configuration, a model and a driver");
         return NULL;
     }
     if (dyn_model_dof(model) != cfg->n_joints) {
-        host_err(err, "config", "the model has %d joints, the configuration %d",
-                 dyn_model_dof(model), cfg->n_joints);
+        ctl_error_set(err, "config", "the model has %d joints, the configuration %d",
+                      dyn_model_dof(model), cfg->n_joints);
         return NULL;
     }
     if (!(cfg->rate_hz > 0)) {
-        host_err(err, "config", "rate_hz must be positive");
+        ctl_error_set(err, "config", "rate_hz must be positive");
         return NULL;
     }
     ctl *c = calloc(1, sizeof *c);
     if (!c) {
-        host_err(err, "internal", "out of memory");
+        ctl_error_set(err, "internal", "out of memory");
         return NULL;
     }
     c->cfg = *cfg;
@@ -93,7 +94,7 @@ ctl *ctl_create(const armd_config *cfg, dyn_model *model, drv *driver, ctl_error
         if (c->dyn) c->dyn->model = NULL; /* the caller keeps what it passed */
         ctl_free(c);
         if (err && !err->code[0])
-            host_err(err, "internal", "out of memory creating the controller");
+            ctl_error_set(err, "internal", "out of memory creating the controller");
         return NULL;
     }
     c->driver = driver;
@@ -110,13 +111,13 @@ const char *ctl_use_generated(ctl *c, const dyn_gen_module *gen)
 int ctl_start(ctl *c, ctl_error *err)
 {
     if (c->mode != HOST_CREATED) {
-        host_err(err, "bad_state", "the control loop was started already");
+        ctl_error_set(err, "bad_state", "the control loop was started already");
         return -1;
     }
     char why[200];
     if (loop_thread_start(&c->thread, c->run, c->h, c->period_ns, &c->cfg.realtime, why,
                           sizeof why)) {
-        host_err(err, "internal", "%s", why);
+        ctl_error_set(err, "internal", "%s", why);
         return -1;
     }
     c->mode = HOST_THREAD;
@@ -127,7 +128,7 @@ int ctl_start(ctl *c, ctl_error *err)
         nanosleep(&ts, NULL);
     }
     if (handoff_ticks(c->h) == 0) {
-        host_err(err, "internal", "the control thread did not tick within %d s", FIRST_TICK_S);
+        ctl_error_set(err, "internal", "the control thread did not tick within %d s", FIRST_TICK_S);
         ctl_stop(c);
         return -1;
     }
@@ -137,7 +138,7 @@ int ctl_start(ctl *c, ctl_error *err)
 int ctl_start_stepped(ctl *c, int64_t t0_ns, void (*step)(void *ctx), void *ctx, ctl_error *err)
 {
     if (c->mode != HOST_CREATED || !step) {
-        host_err(err, "bad_state", "the control loop was started already");
+        ctl_error_set(err, "bad_state", "the control loop was started already");
         return -1;
     }
     runner_begin(c->run, t0_ns);

@@ -20,7 +20,7 @@ int host_plan_free_slot(ctl *c, ctl_error *err)
 {
     for (int i = 0; i < HOST_PLANS; i++)
         if (!c->plan_in_loop[i]) return i;
-    host_err(err, "busy", "too many trajectories queued; wait for one to finish");
+    ctl_error_set(err, "busy", "too many trajectories queued; wait for one to finish");
     return -1;
 }
 
@@ -81,7 +81,7 @@ loop_dyn *host_dyn_wrap(ctl *c, dyn_model *model, ctl_error *err)
     dyn_data *data = d ? dyn_data_create(model) : NULL;
     if (!data) {
         free(d);
-        host_err(err, "internal", "out of memory for the dynamics' workspace");
+        ctl_error_set(err, "internal", "out of memory for the dynamics' workspace");
         return NULL;
     }
     d->model = model;
@@ -94,7 +94,7 @@ loop_dyn *host_dyn_new(ctl *c, const dyn_model_desc *desc, ctl_error *err)
 {
     dyn_model *m = dyn_model_create(desc, NULL, NULL);
     if (!m) {
-        host_err(err, "invalid_config", "the new dynamics do not make a model");
+        ctl_error_set(err, "invalid_config", "the new dynamics do not make a model");
         return NULL;
     }
     loop_dyn *d = host_dyn_wrap(c, m, err);
@@ -124,16 +124,18 @@ static int check_reload(ctl *c, const armd_config *cand, char *changed, size_t l
 {
     char restart[512] = "";
     if (cfg_compare(&c->cfg, cand, changed, len, restart, sizeof restart)) {
-        host_err(err, "restart_needed", "not reloaded: these keys need a restart: %s", restart);
+        ctl_error_set(err, "restart_needed", "not reloaded: these keys need a restart: %s",
+                      restart);
         return -1;
     }
     for (int j = 0; j < cand->n_joints; j++) {
         double cap = drv_torque_capacity(c->driver, j);
         if (cand->joint[j].torque > cap * (1 + 1e-9)) {
-            host_err(err, "limits",
-                     "not reloaded: [joint %s] torque %g is more than its servos can deliver at "
-                     "their Current Limit (%.4g)",
-                     cand->joint[j].name, cand->joint[j].torque, cap);
+            ctl_error_set(
+                err, "limits",
+                "not reloaded: [joint %s] torque %g is more than its servos can deliver at "
+                "their Current Limit (%.4g)",
+                cand->joint[j].name, cand->joint[j].torque, cap);
             return -1;
         }
     }
@@ -195,7 +197,7 @@ int host_change_build(ctl *c, const settings_change *ch, char *changed, size_t l
     }
     return 0;
 oom:
-    host_err(err, "internal", "out of memory");
+    ctl_error_set(err, "internal", "out of memory");
 fail:
     host_change_clear(c); /* what was registered goes with it */
     return -1;

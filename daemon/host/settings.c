@@ -21,7 +21,7 @@ static int queue_change(ctl *c, settings_change *ch, const ctl_reply_to *to, ctl
         return -1;
     }
     if (c->mode != HOST_THREAD && c->mode != HOST_STEPPED) {
-        host_err(err, "not_running", "the control loop is not running");
+        ctl_error_set(err, "not_running", "the control loop is not running");
         p->change = ch;
         host_pending_drop(p);
         return -1;
@@ -34,7 +34,7 @@ static int queue_change(ctl *c, settings_change *ch, const ctl_reply_to *to, ctl
 static settings_change *new_change(change_kind k, ctl_error *err)
 {
     settings_change *ch = calloc(1, sizeof *ch);
-    if (!ch) host_err(err, "internal", "out of memory");
+    if (!ch) ctl_error_set(err, "internal", "out of memory");
     if (ch) ch->kind = k;
     return ch;
 }
@@ -51,8 +51,8 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
     for (int k = 0; k < 3; k++) {
         for (int j = 0; v[k] && j < c->n; j++) {
             if (!(v[k][j] >= 0 && v[k][j] <= max[k])) {
-                host_err(err, "invalid_params", "joint %s: %s = %g must be within [0, %g]",
-                         c->cfg.joint[j].name, nm[k], v[k][j], max[k]);
+                ctl_error_set(err, "invalid_params", "joint %s: %s = %g must be within [0, %g]",
+                              c->cfg.joint[j].name, nm[k], v[k][j], max[k]);
                 goto out;
             }
         }
@@ -85,7 +85,7 @@ int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_e
     const ctl_reply_to *dst = host_reply_target(to, &w, &self);
     int rc = -1;
     if (law != CTRL_COMPUTED_TORQUE && law != CTRL_PD_GRAVITY && law != CTRL_GRAVITY_COMP) {
-        host_err(err, "invalid_params", "unknown controller %d", (int)law);
+        ctl_error_set(err, "invalid_params", "unknown controller %d", (int)law);
     } else {
         ctl_pending *p = host_pending_new(c, dst, NULL, err);
         loop_cmd m = {.type = LOOP_CONTROLLER, .law = law};
@@ -103,10 +103,11 @@ int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, 
     for (int i = 0; i < 3; i++) ok = ok && fabs(payload->com[i]) <= CTL_PAYLOAD_COM_MAX;
     for (int i = 0; i < 6; i++) ok = ok && fabs(payload->inertia[i]) <= CTL_PAYLOAD_INERTIA_MAX;
     if (!ok) {
-        host_err(err, "invalid_params",
-                 "payload: mass must be within [0, %g] kg, each com coordinate within %g m and "
-                 "each inertia value within %g kg m^2, all finite",
-                 CTL_PAYLOAD_MASS_MAX, CTL_PAYLOAD_COM_MAX, CTL_PAYLOAD_INERTIA_MAX);
+        ctl_error_set(
+            err, "invalid_params",
+            "payload: mass must be within [0, %g] kg, each com coordinate within %g m and "
+            "each inertia value within %g kg m^2, all finite",
+            CTL_PAYLOAD_MASS_MAX, CTL_PAYLOAD_COM_MAX, CTL_PAYLOAD_INERTIA_MAX);
         goto out;
     }
     settings_change *ch = new_change(CHANGE_PAYLOAD, err);
@@ -133,7 +134,7 @@ int ctl_reload(ctl *c, const armd_config *candidate, char *changed, size_t chang
     if (ch) ch->cand = malloc(sizeof *ch->cand);
     if (ch && !ch->cand) {
         free(ch);
-        host_err(err, "internal", "out of memory");
+        ctl_error_set(err, "internal", "out of memory");
         goto out;
     }
     if (!ch) goto out;

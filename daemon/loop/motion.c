@@ -111,8 +111,7 @@ static bool starts_here(const motion *m, const traj_plan *p)
 /* Fills e with code and a sentence; returns -1. */
 static int refuse(ctl_error *e, const char *code, const char *message)
 {
-    snprintf(e->code, sizeof e->code, "%s", code);
-    snprintf(e->message, sizeof e->message, "%s", message);
+    ctl_error_set(e, code, "%s", message);
     return -1;
 }
 

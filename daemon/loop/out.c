@@ -62,11 +62,12 @@ void out_answer(loop_out *o, uint64_t seq, int rc, const ctl_error *err)
 void out_refuse(loop_out *o, uint64_t seq, const char *code, const char *fmt, ...)
 {
     ctl_error e;
-    snprintf(e.code, sizeof e.code, "%s", code);
+    char msg[sizeof e.message];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e.message, sizeof e.message, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    ctl_error_set(&e, code, "%s", msg);
     out_answer(o, seq, -1, &e);
 }
 
