@@ -36,10 +36,9 @@ MASS, COM = 2.0, (0.1, 0.0, 0.05)
 # Bounds, about twice what lockstep gives (3 runs, the same estimates each: the first 0.28 %
 # heavy, centre 0.33 mm off, residual 0.0082 N m; the one applied 0.26 %, 0.36 mm, 0.0083 N m;
 # tracking with it 1.005 x the exact payload's, without a payload 160 x). The targets
-# (5 %, 5 mm, 1.2 x) are the outer bounds. The real-time rig on a pty measured the mass within
-# 0.11 % and a residual of 0.005-0.008 N m, the centre 5-7 mm off with a residual of 0.12-0.20
-# N m when host stalls spoiled the samples, and ran an estimate again (up to 3 times) when its
-# residual was above 0.08 N m.
+# (5 %, 5 mm, 1.2 x) are the outer bounds. On a pty in real time the mass came within 0.11 %
+# with a residual of 0.005-0.008 N m; host stalls that spoiled samples put the centre 5-7 mm
+# off with a residual of 0.12-0.20 N m.
 MASS_ERR_MAX = 0.006    # [fraction of MASS]
 COM_ERR_MAX = 0.00075   # [m]
 RESIDUAL_MAX = 0.016    # [N m]
