@@ -224,19 +224,27 @@ static void enable_waits_for_a_fresh_state_then_the_servos(void **st)
     assert_string_equal(e->text, "holding");
 }
 
+/* Enables with every read failing from now on; ticks until the enable is answered (1000 at
+ * most). Returns the ticks it took, the answer's code and message in *code, *msg. */
+static int enable_without_state(const char **code, const char **msg)
+{
+    ticks(2);
+    R->fail_reads = 1000;
+    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
+    int k = 0;
+    while (answer(s, NULL, NULL) == 0 && k < 1000) tick(), k++;
+    assert_int_equal(answer(s, code, msg), -1);
+    return k;
+}
+
 static void enable_refused_when_no_state_comes(void **st)
 {
     (void)st;
     rig_open(NULL);
-    ticks(2);
-    R->fail_reads = 1000;
-    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
     /* refused once the reads have failed as long as faults the arm: at least max_failed_reads
      * reads and max_read_gap_ms */
-    int k = 0;
-    while (answer(s, NULL, NULL) == 0 && k < 1000) tick(), k++;
     const char *code = "", *msg = "";
-    assert_int_equal(answer(s, &code, &msg), -1);
+    int k = enable_without_state(&code, &msg);
     assert_string_equal(code, "fault");
     assert_non_null(strstr(msg, "consecutive failed reads"));
     double waited_ms = k * R->period * 1e3;
@@ -256,13 +264,8 @@ static void enable_waits_half_a_second_at_most(void **st)
 {
     (void)st;
     rig_open(gap_2s);
-    ticks(2);
-    R->fail_reads = 1000;
-    uint64_t s = cmd((loop_cmd){.type = LOOP_ENABLE});
-    int k = 0;
-    while (answer(s, NULL, NULL) == 0 && k < 1000) tick(), k++;
     const char *code = "", *msg = "";
-    assert_int_equal(answer(s, &code, &msg), -1);
+    int k = enable_without_state(&code, &msg);
     assert_string_equal(code, "device");
     assert_non_null(strstr(msg, "no state could be read"));
     /* GUARD_ENABLE_WAIT_S = 0.5 s at 500 Hz: 250 ticks after the command's; the arm is not
