@@ -5,16 +5,18 @@ other browsers, and armweb's memory stays bounded. armsim (PUMA 560 on a pty) + 
 
 ROUNDS pairs of windows, as tests/daemon/test_api_socket.py judges a client that never reads
 armd: a stuck window (STUCK more connections to /events that never read a byte, 4 kB receive
-buffers, until armweb has closed them all for not reading: about 25 s) and then a baseline as
-long (armweb and the reading browser only; at least BASELINE_S). The control loop in the best
-stuck window against the median of the baselines: late ticks at most 2 x the baselines' rate +
-10, lateness p50 at most 2 x + 50 us and p99 at most 2 x + 100 us (a host that stalls now and
-then does not stall every window; a process that delayed armd would). The baselines are as long
-as the stuck windows because this machine's misses come in bursts: a 4 s baseline that saw
-none set the allowance for a 25 s window from almost nothing. Also asserted: armd never dropped armweb (its connection
-count and its log); the reading browser got telemetry all along; armweb closed every stuck
-browser and dropped batches for them (its own metrics); armweb's resident memory grew by at
-most RSS_LIMIT_KIB during a stuck window and not from one round to the next.
+buffers, until armweb has closed them all for not reading: the kernel's and asyncio's buffers
+fill, then STALL_S pass without progress) and then a baseline as long (armweb and the reading
+browser only; at least BASELINE_S). The control loop in the best stuck window against the
+median of the baselines: late ticks at most 2 x the baselines' rate + 10, lateness p50 at most
+2 x + 50 us and p99 at most 2 x + 100 us (a host that stalls now and then does not stall every
+window; a process that delayed armd would). The baselines are as long as the stuck windows
+because this machine's misses come in bursts: a 4 s baseline that saw none set the allowance
+for a 25 s window from almost nothing. Also asserted: armd never dropped armweb (its
+connection count and its log); the reading browser got telemetry all along; armweb closed every
+stuck browser and dropped batches for them (its own metrics); armweb's resident memory grew by
+at most RSS_LIMIT_KIB during a stuck window and not from one round to the next; SIGTERM stops
+armweb within STOP_MAX_S while the reading browser is still connected.
 """
 import socket
 import threading
@@ -29,8 +31,12 @@ ROUNDS = 2
 BASELINE_S = 4.0          # shortest baseline [s]; each is as long as the stuck window before it
 BASELINE_MAX_S = 40.0
 STUCK = 8                 # never-reading browsers per stuck window
+# armweb's --stall-timeout (default 10 s): longer than the 5 s of batches a browser's queue
+# holds, so a stuck browser loses batches before it is closed
+STALL_S = 6
 STUCK_TIMEOUT_S = 120.0   # armweb must close them before this
 RSS_LIMIT_KIB = 20 * 1024
+STOP_MAX_S = 2.0          # SIGTERM to exit with a browser reading /events [s]
 BATCHES_PER_S = 5         # the reading browser gets at least this many (armweb sends 10)
 
 
@@ -127,7 +133,7 @@ def main(args):
     with test_api_lib.Rig(args, "web-slow") as rig:
         c = rig.client()
         enable_and_hold(c)
-        with Armweb(args, rig) as web:
+        with Armweb(args, rig, extra=("--stall-timeout", str(STALL_S))) as web:
             reader = ReadingBrowser(web)
             wait_until(lambda: reader.telemetry > 5, 10, "telemetry to the reading browser")
             rss_start = web.rss_kib()
@@ -170,11 +176,19 @@ def main(args):
                   "armweb dropped no batch for browsers that never read")
             check(values["armweb_armd_connects_total"] == 1,
                   "armweb connected to armd %g times" % values["armweb_armd_connects_total"])
-            reader.close()
             print("judged: %s; armweb RSS %d KiB at the start, %d KiB at the end; %s" %
                   (test_api_lib.judge_loop_windows(bases, stucks, "browsers that never read"),
                    rss_start, web.rss_kib(),
                    ", ".join("%s %g" % kv for kv in sorted(values.items()))))
+            # SIGTERM with the reading browser still connected: its stream ends at once, not
+            # at its next keepalive (KEEPALIVE_S = 10 s after the last event)
+            t0 = time.monotonic()
+            rc = web.stop()
+            took = time.monotonic() - t0
+            reader.close()
+            check(rc == 0 and took < STOP_MAX_S, "armweb stopped in %.1f s with a browser "
+                  "connected, exit status %s (at most %g s, 0)" % (took, rc, STOP_MAX_S))
+            print("armweb stopped in %.2f s with a browser connected" % took)
         c.call("disable")
         c.close()
 

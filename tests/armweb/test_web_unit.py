@@ -220,8 +220,25 @@ def test_rate_and_args():
     check(refused and "anyone" in msg, "--control on 0.0.0.0 not refused: %r" % msg)
     a = main.parse_args(["--control", "--listen", "0.0.0.0:8080", "--allow-remote-control"])
     check(a.control and a.host == "0.0.0.0", "--allow-remote-control not taken")
+    for bad in ("nan", "inf", "-inf", "0", "0.5", "1e-300", "301", "1e300", "-3"):
+        with tempfile.TemporaryFile("w+") as err:
+            saved = sys.stderr
+            sys.stderr = err
+            try:
+                main.parse_args(["--stall-timeout=" + bad])
+                refused = False
+            except SystemExit:
+                refused = True
+            finally:
+                sys.stderr = saved
+            err.seek(0)
+            msg = err.read()
+        check(refused and "--stall-timeout" in msg and "1 ... 300 s" in msg,
+              "--stall-timeout %s not refused: %r" % (bad, msg))
+    check(main.parse_args(["--stall-timeout", "3"]).stall_timeout == 3.0 and
+          main.parse_args([]).stall_timeout == server.BROWSER_STALL_S, "--stall-timeout")
     print("telemetry at most 60 Hz for loop rates 60 ... 4000 Hz; --control refused off "
-          "loopback")
+          "loopback; --stall-timeout outside 1 ... 300 s refused")
 
 
 def png_encode(width, height, bpp, pixels, filters):

@@ -36,6 +36,7 @@ class Browser:
         self.queue = collections.deque(maxlen=limit)
         self.wake = asyncio.Event()
         self.dropped = 0
+        self.closed = False
 
     def offer(self, msg):
         """Queues msg without waiting; a full queue loses its oldest message."""
@@ -44,14 +45,22 @@ class Browser:
         self.queue.append(msg)
         self.wake.set()
 
+    def close(self):
+        """Ends the stream: take() returns None from now on, a waiting one at once."""
+        self.closed = True
+        self.wake.set()
+
     async def take(self, timeout):
-        """Every queued message joined into one write (b"" after timeout seconds with none)."""
-        if not self.queue:
+        """Every queued message joined into one write (b"" after timeout seconds with none;
+        None once closed)."""
+        if not self.queue and not self.closed:
             self.wake.clear()
             try:
                 await asyncio.wait_for(self.wake.wait(), timeout)
             except asyncio.TimeoutError:
                 return b""
+        if self.closed:
+            return None
         data = b"".join(self.queue)
         self.queue.clear()
         return data
@@ -84,6 +93,11 @@ class Fanout:
     def leave(self, b):
         self.browsers.discard(b)
         self.dropped_batches += b.dropped
+
+    def close(self):
+        """Ends every browser's stream (armweb stopping)."""
+        for b in self.browsers:
+            b.close()
 
     def dropped_total(self):
         return self.dropped_batches + sum(b.dropped for b in self.browsers)

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from webview.armd_link import MAX_TELEMETRY_HZ, ArmdLink
 from webview.fanout import Fanout
-from webview.server import Server, is_loopback_host
+from webview.server import BROWSER_STALL_S, Server, is_loopback_host
 
 CHARTJS = "/usr/share/javascript/chart.js/chart.min.js"  # Debian's libjs-chart.js
 
@@ -61,6 +61,9 @@ def parse_args(argv):
     p.add_argument("--rate", type=float, default=MAX_TELEMETRY_HZ, metavar="HZ",
                    help="telemetry rate asked of armd, 1 ... 60 Hz (default 60; armd rounds "
                    "it down to a whole decimation of the loop rate)")
+    p.add_argument("--stall-timeout", type=float, default=BROWSER_STALL_S, metavar="SECONDS",
+                   help="close a browser whose event stream made no progress this long, 1 ... "
+                   "300 s (default %g)" % BROWSER_STALL_S)
     p.add_argument("--static", metavar="DIR", help=argparse.SUPPRESS)
     p.add_argument("--chartjs", default=CHARTJS, metavar="FILE",
                    help="Chart.js to serve (default %s, Debian's libjs-chart.js)" % CHARTJS)
@@ -75,6 +78,8 @@ def parse_args(argv):
         p.error(str(e))
     if not (1 <= a.rate <= MAX_TELEMETRY_HZ):  # NaN too
         p.error("--rate %g: must be 1 ... %g Hz" % (a.rate, MAX_TELEMETRY_HZ))
+    if not (1 <= a.stall_timeout <= 300):  # NaN too
+        p.error("--stall-timeout %g: must be 1 ... 300 s" % a.stall_timeout)
     if a.control and not is_loopback_host(a.host) and not a.allow_remote_control:
         p.error("--control with --listen %s would let anyone who reaches that address move "
                 "the arm; listen on 127.0.0.1 and use an SSH tunnel (README), or add "
@@ -85,7 +90,7 @@ def parse_args(argv):
 async def serve(a, static_dir):
     fanout = Fanout()
     link = ArmdLink(a.socket, fanout, name_override=a.name, max_hz=a.rate)
-    server = Server(link, fanout, static_dir, a.chartjs, a.control, a.host)
+    server = Server(link, fanout, static_dir, a.chartjs, a.control, a.host, a.stall_timeout)
     runner = web.AppRunner(server.app, handle_signals=False,
                            access_log=logging.getLogger("armweb.http") if a.verbose else None)
     await runner.setup()
@@ -101,6 +106,7 @@ async def serve(a, static_dir):
     log.info("stopping")
     for t in tasks:
         t.cancel()
+    fanout.close()  # the event streams end now, not at their next keepalive
     await runner.cleanup()
 
 

@@ -32,7 +32,7 @@ from webview.fanout import sse
 log = logging.getLogger("armweb")
 
 KEEPALIVE_S = 10.0      # an SSE comment when nothing else went out, to find closed browsers
-BROWSER_STALL_S = 10.0  # a browser whose write made no progress this long is closed
+BROWSER_STALL_S = 10.0  # default: a browser whose write made no progress this long is closed
 # The kernel's send buffer of an event stream [bytes]: Linux would grow it up to 4 MiB
 # (net.ipv4.tcp_wmem) for a browser that reads nothing, hours of telemetry (~13 kB/s), so that
 # its stall would not show for minutes; 32 KiB (the kernel doubles it) is some 5 s of stream.
@@ -78,8 +78,10 @@ def error_json(status, code, message):
 class Server:
     """The aiohttp application around one ArmdLink and one Fanout."""
 
-    def __init__(self, link, fanout, static_dir, chartjs, control, listen_host):
+    def __init__(self, link, fanout, static_dir, chartjs, control, listen_host,
+                 stall_s=BROWSER_STALL_S):
         self.link = link
+        self.stall_s = stall_s
         self.fanout = fanout
         self.static_dir = static_dir
         self.chartjs = chartjs
@@ -145,11 +147,13 @@ class Server:
             await resp.write(b"retry: 2000\n\n")
             while True:
                 data = await b.take(KEEPALIVE_S)
-                await asyncio.wait_for(resp.write(data or b": keepalive\n\n"), BROWSER_STALL_S)
+                if data is None:
+                    break  # armweb is stopping
+                await asyncio.wait_for(resp.write(data or b": keepalive\n\n"), self.stall_s)
         except asyncio.TimeoutError:
             self.fanout.dropped_browsers += 1
             log.info("closed a browser (%s) that read nothing for %g s", request.remote,
-                     BROWSER_STALL_S)
+                     self.stall_s)
             if request.transport is not None:
                 request.transport.abort()
         except ConnectionError:
