@@ -27,7 +27,8 @@ import time
 
 from test_api_armctl import armctl
 from test_api_collision import DROPIN, wait_sim
-from test_api_lib import READY_POSE, Rig, TestFailure, check, run
+from test_api_lib import READY_POSE, Rig, check, run
+from test_api_payload import move_back
 
 FACTOR = 2.0    # armctl's defaults
 FLOOR = 1.0     # N m
@@ -61,29 +62,6 @@ def set_collision(rig, c, text):
         f.write(text)
     c.call("reload")
     return c.call("status")["collision"]["mode"]
-
-
-def move_back(c, q0, rig=None):
-    """Moves the arm to q0 in 1 s and waits until it holds there: with a lockstep rig on
-    simulated time (10 ms steps, at most 5 s), without one on the wall clock (polling status: the
-    real-time rigs of test_api_identify and test_api_payload)."""
-    c.call("move_to", {"q": q0, "duration": 1.0})
-    if rig is not None and rig.lockstep:
-        for _ in range(500):
-            rig.run(0.01)
-            st = c.call("status")
-            if st["state"] == "holding" and st["trajectory"] is None:
-                return
-            check(st["state"] in ("holding", "moving"), "moving back: %s" % st["state"])
-        raise TestFailure("the move back did not end within 5 s")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        st = c.call("status")
-        if st["state"] == "holding" and st["trajectory"] is None:
-            return
-        check(st["state"] in ("holding", "moving"), "moving back: %s" % st["state"])
-        time.sleep(0.05)
-    raise TestFailure("the move back did not end")
 
 
 def armctl_waits(c, rec):
@@ -202,7 +180,7 @@ def main(args):
         mode = set_collision(rig, c, "[safety]\ncollision = detect\n")
         check(mode == "detect", "collision mode after the reload: %s" % mode)
         wait_sim(rig, PUSH_AT + PUSH_S + 0.5, "calibration after the push")
-        move_back(c, q0, rig)
+        move_back(rig, c, q0, limit=5.0)
         out, _, rec = run_armctl(rig, c, cal + (path, "--runs", "2", "--json"))
         res = json.loads(out)
         check(res["factor"] == FACTOR, "factor %s" % res["factor"])
