@@ -18,6 +18,7 @@
 #include "tests/tools/sim_harness.h"
 
 #define N_READS 1000
+#define READS_S 2.5 /* [s] */
 
 typedef struct {
     int n_fail[DRV_ECONFIG + 1];
@@ -29,8 +30,8 @@ typedef struct {
 } fault_tally;
 
 /* Starts armsim with the extra options, probes once (the faults start after it: --faults-after,
- * --silent-after, --alert-after) and reads up to N_READS times (stopping after stop_after
- * faults); tallies the fault statuses. */
+ * --silent-after, --alert-after) and reads up to N_READS times, for at most READS_S seconds
+ * (stopping after stop_after faults); tallies the fault statuses. */
 static void run_reads(int proto, const char *const *extra, int stop_after, fault_tally *out)
 {
     const char *ini = getenv("ARMSIM_TEST_INI");
@@ -53,7 +54,7 @@ static void run_reads(int proto, const char *const *extra, int stop_after, fault
     out->first = DRV_OK;
     int faults = 0;
     double t0 = sim_elapsed();
-    for (int i = 0; i < N_READS && faults < stop_after && sim_elapsed() - t0 < 5.0; i++) {
+    for (int i = 0; i < N_READS && faults < stop_after && sim_elapsed() - t0 < READS_S; i++) {
         drv_state s;
         double r0 = sim_elapsed();
         int rc = drv_read(d, &s, &f);
