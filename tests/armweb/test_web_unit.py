@@ -184,6 +184,23 @@ def test_fanout():
     print("fanout: a browser that never reads keeps 5 messages, 35 dropped; the other gets all")
 
 
+def parse_refused(args):
+    """armweb's argument parser on ARGS: (whether it refused them, what it printed)."""
+    from webview import main
+    with tempfile.TemporaryFile("w+") as err:
+        saved = sys.stderr
+        sys.stderr = err
+        try:
+            main.parse_args(args)
+            refused = False
+        except SystemExit:
+            refused = True
+        finally:
+            sys.stderr = saved
+        err.seek(0)
+        return refused, err.read()
+
+
 def test_rate_and_args():
     for loop_hz in (60, 61, 70, 89, 90, 100, 119, 250, 1000, 4000):
         hz = armd_link.telemetry_rate(loop_hz)
@@ -205,34 +222,12 @@ def test_rate_and_args():
         check(server.is_loopback_host(host) == want, "is_loopback_host(%s) != %s" % (host, want))
     check(server.host_of("[::1]:8080") == "::1" and server.host_of("localhost:9000") ==
           "localhost", "host_of")
-    with tempfile.TemporaryFile("w+") as err:
-        saved = sys.stderr
-        sys.stderr = err
-        try:
-            main.parse_args(["--control", "--listen", "0.0.0.0:8080"])
-            refused = False
-        except SystemExit:
-            refused = True
-        finally:
-            sys.stderr = saved
-        err.seek(0)
-        msg = err.read()
+    refused, msg = parse_refused(["--control", "--listen", "0.0.0.0:8080"])
     check(refused and "anyone" in msg, "--control on 0.0.0.0 not refused: %r" % msg)
     a = main.parse_args(["--control", "--listen", "0.0.0.0:8080", "--allow-remote-control"])
     check(a.control and a.host == "0.0.0.0", "--allow-remote-control not taken")
     for bad in ("nan", "inf", "-inf", "0", "0.5", "1e-300", "301", "1e300", "-3"):
-        with tempfile.TemporaryFile("w+") as err:
-            saved = sys.stderr
-            sys.stderr = err
-            try:
-                main.parse_args(["--stall-timeout=" + bad])
-                refused = False
-            except SystemExit:
-                refused = True
-            finally:
-                sys.stderr = saved
-            err.seek(0)
-            msg = err.read()
+        refused, msg = parse_refused(["--stall-timeout=" + bad])
         check(refused and "--stall-timeout" in msg and "1 ... 300 s" in msg,
               "--stall-timeout %s not refused: %r" % (bad, msg))
     check(main.parse_args(["--stall-timeout", "3"]).stall_timeout == 3.0 and
