@@ -20,7 +20,10 @@ _Static_assert(ATOMIC_POINTER_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 #define OFF_WAIT_NS  1000000L /* a second crashing thread polls this often ... */
 #define OFF_WAIT_MAX 200      /* ... this many times for the first one's torque off */
 
-static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+/* every signal whose default action is a core dump (signal(7)): each would end armd with the
+ * torque still applied */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGFPE, SIGILL,  SIGABRT,
+                                    SIGQUIT, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ};
 
 static _Atomic(drv *) armed_driver;
 static _Atomic(ctl *) armed_ctl;

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Integration: a fatal signal (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL) sent to armd in the
+"""Integration: a fatal signal (SIGSEGV, SIGABRT, SIGFPE, SIGBUS, SIGILL, SIGQUIT, SIGTRAP,
+SIGSYS, SIGXCPU, SIGXFSZ: every signal whose default action is a core dump) sent to armd in the
 middle of a trajectory still ends with exactly zero torque in armsim's truth, shortly after
 armd's death, and armd dies by that signal (its handler writes the driver's torque-off frame,
 then re-raises). Real armd + armsim on a pty.
@@ -15,7 +16,8 @@ from test_api_lib import check, run, zero_onset
 from test_api_sigterm import interrupt
 
 ZERO_WITHIN = 0.020  # s after armd's death by which the applied torque must be exactly 0
-SIGNALS = (signal.SIGSEGV, signal.SIGABRT, signal.SIGFPE, signal.SIGBUS, signal.SIGILL)
+SIGNALS = (signal.SIGSEGV, signal.SIGABRT, signal.SIGFPE, signal.SIGBUS, signal.SIGILL,
+           signal.SIGQUIT, signal.SIGTRAP, signal.SIGSYS, signal.SIGXCPU, signal.SIGXFSZ)
 
 
 def main(args):
