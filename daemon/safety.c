@@ -72,7 +72,7 @@ bool sf_command_allowed(sf_state s, sf_cmd cmd, const char *fault_reason, sf_sta
                               "");
             return refuse(why, len, "the arm is %s%s; enable it first", phrase(s), "");
         }
-        if (cmd == SF_CMD_HOLD) *next = SF_HOLDING;
+        /* hold and cancel while moving: moving (a controlled stop) until the arm is at rest */
         if (cmd == SF_CMD_TRAJECTORY) *next = SF_MOVING;
         return true;
     case SF_CMD_CONTROLLER:

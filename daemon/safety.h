@@ -37,7 +37,7 @@ typedef enum {
 const char *sf_state_name(sf_state s);
 
 /* Whether cmd is accepted in state s; the state it leads to in *next (the moving/holding
- * details of cancel and trajectory are decided by the trajectory logic). When refused, why
+ * details of hold, cancel and trajectory are decided by the trajectory logic). When refused, why
  * (len bytes) says so in a sentence; fault_reason is quoted for fault states. */
 bool sf_command_allowed(sf_state s, sf_cmd cmd, const char *fault_reason, sf_state *next, char *why,
                         size_t len);

@@ -136,9 +136,8 @@ static void apply(loop *L, const loop_in *in, const loop_cmd *c, loop_out *o)
     case LOOP_DISABLE:
         guard_disable(&L->guard, &L->motion, o);
         break;
-    case LOOP_HOLD:
-        if (motion_moving(&L->motion))
-            motion_hold(&L->motion, o, L->motion.q_des, "cancelled: hold");
+    case LOOP_HOLD: /* a controlled stop as cancel's, not a velocity step at full speed */
+        motion_cancel(&L->motion, o, L->set->p.acceleration, "cancelled: hold");
         break;
     case LOOP_ESTOP:
         guard_estop(&L->guard, &L->motion, o);
@@ -148,7 +147,7 @@ static void apply(loop *L, const loop_in *in, const loop_cmd *c, loop_out *o)
         sense_forgive(&L->sense, in->now_ns); /* the failures that led to the fault are past */
         break;
     case LOOP_CANCEL:
-        motion_cancel(&L->motion, o, L->set->p.acceleration);
+        motion_cancel(&L->motion, o, L->set->p.acceleration, "cancelled");
         break;
     case LOOP_TRAJECTORY:
         apply_trajectory(L, c, o);

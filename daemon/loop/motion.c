@@ -142,7 +142,7 @@ int motion_take(motion *m, loop_out *o, const loop_cmd *c, const traj_limits *li
     return 0;
 }
 
-void motion_cancel(motion *m, loop_out *o, const double *acc)
+void motion_cancel(motion *m, loop_out *o, const double *acc, const char *why)
 {
     if (m->kind == MOTION_HOLD || m->kind == MOTION_STOP) return;
     uint32_t id = 0;
@@ -153,10 +153,11 @@ void motion_cancel(motion *m, loop_out *o, const double *acc)
         id = m->follow.plan->id;
         out_return_plan(o, m->follow.plan); /* its "cancelled" comes when the stop ends */
         for (int i = 0; i < m->follow.n_queue; i++)
-            end_trajectory(o, m->follow.queue[i]->id, m->follow.queue[i], "cancelled");
+            end_trajectory(o, m->follow.queue[i]->id, m->follow.queue[i], why);
     }
     m->kind = MOTION_STOP;
     m->stop.id = id;
+    m->stop.why = why;
     m->stop.t = 0;
     traj_stop_init(&m->stop.profile, m->n, m->q_des, qd0, acc);
 }
@@ -169,7 +170,7 @@ bool motion_retract(motion *m, loop_out *o, const law_params *p, const double *q
     return true;
 }
 
-/* The stop: decelerates along its profile; at its end holds and reports "cancelled". */
+/* The stop: decelerates along its profile; at its end holds and reports its why. */
 static void advance_stop(motion *m, loop_out *o, double dt)
 {
     motion_stop *s = &m->stop;
@@ -177,8 +178,9 @@ static void advance_stop(motion *m, loop_out *o, double dt)
     traj_stop_sample(&s->profile, s->t, m->q_des, m->qd_des, m->qdd_des);
     if (s->t < s->profile.duration) return;
     uint32_t id = s->id;
+    const char *why = s->why;
     hold_at(m, m->q_des);
-    end_trajectory(o, id, NULL, "cancelled");
+    end_trajectory(o, id, NULL, why);
 }
 
 /* The way back: at its end holds there. */

@@ -3,7 +3,7 @@
  * makes it so. One kind at a time:
  *   hold     at a desired position, at rest;
  *   follow   a plan, then the ones appended behind it, settling at the goal after the last;
- *   stop     decelerating within the acceleration limits (cancel), then hold;
+ *   stop     decelerating within the acceleration limits (cancel, hold), then hold;
  *   retract  back along the executed path (a collision reaction), then hold.
  * The state machine's holding/moving is motion's hold/any other kind. The only place a
  * trajectory ends: every TRAJECTORY_DONE event and every plan handed back to the host come from
@@ -31,11 +31,12 @@ typedef struct {
     double settle_for; /* time within the goal tolerance so far [s] */
 } motion_follow;
 
-/* MOTION_STOP: the cancel's deceleration. */
+/* MOTION_STOP: the deceleration of a cancel or a hold (IEC 60204-1 category 2). */
 typedef struct {
     traj_stop profile;
-    double t;    /* time since it started [s] */
-    uint32_t id; /* the trajectory it cancels (its "cancelled" comes at the end); 0: none */
+    double t;        /* time since it started [s] */
+    uint32_t id;     /* the trajectory it ends (its TRAJECTORY_DONE comes at the end); 0: none */
+    const char *why; /* that event's text (a string literal) */
 } motion_stop;
 
 typedef struct {
@@ -65,9 +66,11 @@ void motion_forget_path(motion *m);
  * was built to follow, or starts now if that one has just ended where this one starts. 0 when
  * the plan is the loop's now, -1 with e when refused (the plan stays the caller's). */
 int motion_take(motion *m, loop_out *o, const loop_cmd *c, const traj_limits *lim, ctl_error *e);
-/* Cancel: while moving, decelerate from the desired state within acc [rad/s^2|m/s^2 per joint]
- * and hold; the trajectory followed reports "cancelled" when the stop ends. */
-void motion_cancel(motion *m, loop_out *o, const double *acc);
+/* Cancel or hold: while moving (following, retracting), decelerate from the desired state
+ * within acc [rad/s^2|m/s^2 per joint] and hold where it stops; the trajectory followed reports
+ * why (a string literal: "cancelled", "cancelled: hold") when the stop ends, the ones appended
+ * behind it at once. Nothing while holding or already stopping. */
+void motion_cancel(motion *m, loop_out *o, const double *acc, const char *why);
 /* Ends every trajectory with why and goes back along the executed path from q; false (holding
  * at q instead) when too little path was recorded to go back along (retract.h). */
 bool motion_retract(motion *m, loop_out *o, const law_params *p, const double *q, const char *why);

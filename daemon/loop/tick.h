@@ -44,7 +44,7 @@ typedef struct {
 typedef enum {
     LOOP_ENABLE,      /* disabled -> holding (waits for a fresh state in limits, then the servos) */
     LOOP_DISABLE,     /* -> disabled, torque off */
-    LOOP_HOLD,        /* moving -> holding where the desired state is */
+    LOOP_HOLD,        /* as LOOP_CANCEL (its TRAJECTORY_DONE says "cancelled: hold") */
     LOOP_ESTOP,       /* torque off, estop (the flag in loop_in.estop acts first) */
     LOOP_RESET,       /* fault | estop -> disabled */
     LOOP_CANCEL,      /* decelerate within the limits, then hold */

@@ -37,7 +37,7 @@ static void transitions(void **state)
     /* states:              disabled     holding      moving       fault     estop */
     int enable[5] = {SF_HOLDING, SF_HOLDING, SF_MOVING, -1, -1};
     int disable[5] = {SF_DISABLED, SF_DISABLED, SF_DISABLED, SF_FAULT, SF_ESTOP};
-    int hold[5] = {-1, SF_HOLDING, SF_HOLDING, -1, -1};
+    int hold[5] = {-1, SF_HOLDING, SF_MOVING, -1, -1}; /* a controlled stop, as cancel */
     int estop[5] = {SF_ESTOP, SF_ESTOP, SF_ESTOP, SF_ESTOP, SF_ESTOP};
     int reset[5] = {SF_DISABLED, -1, -1, SF_DISABLED, SF_DISABLED};
     int cancel[5] = {-1, SF_HOLDING, SF_MOVING, -1, -1};
