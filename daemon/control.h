@@ -44,8 +44,12 @@ int ctl_start_stepped(ctl *c, int64_t t0_ns, void (*step)(void *ctx), void *ctx,
  * the original deadline [ns] and whole periods skipped before it. */
 void ctl_tick(ctl *c, int64_t deadline_ns, int64_t late_ns, uint64_t skipped);
 /* Safe shutdown: trajectories end, zero torque, servos disabled, the thread joined (cancelled
- * after 2 s, then the torque off from here). Idempotent. */
-void ctl_stop(ctl *c);
+ * after 2 s and joined within 0.5 s more, then the torque off from here). False when the thread
+ * could not be joined even then (it spins without a cancellation point): the driver is
+ * silenced and the torque-off frame written from here (drv_torque_off_async), and the caller
+ * must exit (non-zero) at once; ctl_free then frees nothing. Idempotent. */
+bool ctl_stop(ctl *c);
+/* Stops (ctl_stop) and frees the controller and its driver. */
 void ctl_free(ctl *c);
 /* True while ticks advance (for the systemd watchdog): the tick counter moved since the last
  * call. */

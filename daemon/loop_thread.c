@@ -66,18 +66,36 @@ int loop_thread_start(loop_thread *t, runner *r, handoff *h, int64_t period_ns,
     return 0;
 }
 
-bool loop_thread_stop(loop_thread *t, double seconds)
+/* Waits until the thread has exited (handoff_exited) or CLOCK_MONOTONIC reaches deadline [ns],
+ * polling every millisecond; true when it has exited. */
+static bool wait_exited(const loop_thread *t, int64_t deadline)
 {
-    if (!t->started) return true;
-    t->started = false;
-    handoff_raise_stop(t->h);
-    int64_t deadline = mono_ns() + (int64_t)(seconds * 1e9);
     while (!handoff_exited(t->h) && mono_ns() < deadline) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    bool clean = handoff_exited(t->h);
+    return handoff_exited(t->h);
+}
+
+/* Joins the thread if it ends before CLOCK_MONOTONIC reaches deadline [ns] (pthread_tryjoin_np
+ * every millisecond: a wall-clock step changes nothing); false when it is still running. */
+static bool join_by(loop_thread *t, int64_t deadline)
+{
+    for (;;) {
+        if (pthread_tryjoin_np(t->thread, NULL) == 0) return true;
+        if (mono_ns() >= deadline) return false;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+loop_thread_end loop_thread_stop(loop_thread *t, double seconds, double join_seconds)
+{
+    if (!t->started) return LOOP_THREAD_STOPPED;
+    t->started = false;
+    handoff_raise_stop(t->h);
+    bool clean = wait_exited(t, mono_ns() + (int64_t)(seconds * 1e9));
     if (!clean) pthread_cancel(t->thread);
-    pthread_join(t->thread, NULL);
-    return clean || handoff_exited(t->h);
+    if (!join_by(t, mono_ns() + (int64_t)(join_seconds * 1e9))) return LOOP_THREAD_STUCK;
+    return clean || handoff_exited(t->h) ? LOOP_THREAD_STOPPED : LOOP_THREAD_CANCELLED;
 }

@@ -590,9 +590,13 @@ int main(int argc, char **argv)
 
     sd_notify(0, "STOPPING=1\nSTATUS=stopping: torque off");
     lockstep_pace_stop(a.pace);
-    ctl_stop(a.c);
+    bool joined = ctl_stop(a.c);
     log_events(&a);
     api_close(a.api);
+    if (!joined) { /* nothing freed: the thread that still spins uses it; exit ends it */
+        log_err("stopped: torque-off frame written, but the control thread was stuck; exit 1");
+        return 1;
+    }
     fatal_arm(NULL, NULL); /* before the driver closes */
     free_arm(&a);
     log_notice("stopped: torque off, servos disabled");

@@ -103,7 +103,8 @@ struct ctl {
     drv *driver;
     runner *run;
     loop_thread thread;
-    enum { HOST_CREATED, HOST_THREAD, HOST_STEPPED, HOST_STOPPED } mode;
+    /* HOST_STUCK: the control thread could not be joined and still runs (ctl_stop) */
+    enum { HOST_CREATED, HOST_THREAD, HOST_STEPPED, HOST_STOPPED, HOST_STUCK } mode;
     void (*step)(void *ctx); /* HOST_STEPPED: advances the loop one tick (waiting callers) */
     void *step_ctx;
     /* answers */

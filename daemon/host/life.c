@@ -13,8 +13,9 @@
 #include "daemon/host/host.h"
 #include "daemon/log.h"
 
-#define STOP_WAIT_S  2 /* ctl_stop waits this long for the thread's own safe shutdown [s] */
-#define FIRST_TICK_S 1 /* ctl_start waits this long for the first tick [s] */
+#define STOP_WAIT_S  2   /* ctl_stop waits this long for the thread's own safe shutdown [s] */
+#define JOIN_WAIT_S  0.5 /* ... then this long for the cancelled thread to be joined [s] */
+#define FIRST_TICK_S 1   /* ctl_start waits this long for the first tick [s] */
 
 void host_torque_off(ctl *c)
 {
@@ -153,27 +154,41 @@ void ctl_tick(ctl *c, int64_t deadline_ns, int64_t late_ns, uint64_t skipped)
     if (c->mode == HOST_STEPPED) runner_tick(c->run, deadline_ns, late_ns, skipped);
 }
 
-void ctl_stop(ctl *c)
+bool ctl_stop(ctl *c)
 {
-    if (!c || c->mode == HOST_STOPPED) return;
-    if (c->mode == HOST_THREAD && !loop_thread_stop(&c->thread, STOP_WAIT_S)) {
-        log_err("the control thread did not stop within %d s; cancelling it, then torque off "
-                "from the main thread",
-                STOP_WAIT_S);
-        host_torque_off(c);
-        log_notice("torque off written from the main thread");
+    if (!c || c->mode == HOST_STOPPED) return true;
+    if (c->mode == HOST_STUCK) return false;
+    if (c->mode == HOST_THREAD) {
+        loop_thread_end end = loop_thread_stop(&c->thread, STOP_WAIT_S, JOIN_WAIT_S);
+        if (end == LOOP_THREAD_CANCELLED) {
+            log_err("the control thread did not stop within %d s; cancelling it, then torque off "
+                    "from the main thread",
+                    STOP_WAIT_S);
+            host_torque_off(c);
+            log_notice("torque off written from the main thread");
+        } else if (end == LOOP_THREAD_STUCK) {
+            /* it may still write: silence the driver under it, then the frame of the fatal
+             * signals (no reply to wait for on a port the thread may be reading) */
+            log_err("the control thread did not stop within %d s and could not be cancelled "
+                    "within %g s more; torque off from the main thread, then exit",
+                    STOP_WAIT_S, JOIN_WAIT_S);
+            drv_torque_off_async(c->driver);
+            log_notice("torque-off frame written from the main thread");
+            c->mode = HOST_STUCK;
+            return false;
+        }
     } else if (c->mode == HOST_STEPPED) {
         runner_stop(c->run);
     } else if (c->mode == HOST_CREATED) {
         host_torque_off(c);
     }
     c->mode = HOST_STOPPED;
+    return true;
 }
 
 void ctl_free(ctl *c)
 {
-    if (!c) return;
-    ctl_stop(c);
+    if (!c || !ctl_stop(c)) return; /* a thread still running uses all of it: the process ends */
     for (int i = 0; i < CTL_MAX_PENDING; i++)
         if (c->pending[i].used) host_pending_drop(&c->pending[i]);
     runner_free(c->run);
