@@ -488,6 +488,40 @@ static void trajectory_done_and_cancelled(void **st)
     assert_float_equal(R->out.pub.st.qd_des[0], 0, 0);
 }
 
+/* hold while moving: cancel's stop (the desired velocity steps by at most the acceleration
+ * limit x one tick), then holding; the trajectory ends "cancelled: hold" at rest */
+static void hold_while_moving_stops_within_the_limits(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    tick();
+    enable();
+    R->follow = true;
+    cmd((loop_cmd){.type = LOOP_TRAJECTORY, .plan = move_plan(9, 0, 0.2)});
+    ticks(125); /* half way, at full speed */
+    double v = R->out.pub.st.qd_des[0];
+    assert_true(v > 0.1);
+    uint64_t h = cmd((loop_cmd){.type = LOOP_HOLD});
+    tick();
+    assert_int_equal(answer(h, NULL, NULL), 1);
+    assert_int_equal(state(), CTL_MOVING); /* the stop runs */
+    double prev = R->out.pub.st.qd_des[0], step = fabs(prev - v);
+    int k = 0;
+    while (state() == CTL_MOVING && k < 1000) {
+        tick(), k++;
+        step = fmax(step, fabs(R->out.pub.st.qd_des[0] - prev));
+        prev = R->out.pub.st.qd_des[0];
+    }
+    assert_true(step <= 10 * R->period * (1 + 1e-9)); /* j1: 10 rad/s^2 */
+    const ctl_event *e = last_event(CTL_EV_TRAJECTORY_DONE);
+    assert_non_null(e);
+    assert_int_equal(e->traj_id, 9);
+    assert_string_equal(e->text, "cancelled: hold");
+    assert_int_equal(state(), CTL_HOLDING);
+    assert_true(fabs(k * R->period - v / 10) <= 3 * R->period);
+    assert_float_equal(R->out.pub.st.qd_des[0], 0, 0);
+}
+
 static void law_change_by_reload_refused_while_moving(void **st)
 {
     (void)st;
@@ -570,6 +604,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(nan_gain_and_nan_position_fault_naming_them, rig_close),
         cmocka_unit_test_teardown(estop_late_tick_and_stall_stop_the_arm, rig_close),
         cmocka_unit_test_teardown(trajectory_done_and_cancelled, rig_close),
+        cmocka_unit_test_teardown(hold_while_moving_stops_within_the_limits, rig_close),
         cmocka_unit_test_teardown(law_change_by_reload_refused_while_moving, rig_close),
         cmocka_unit_test_teardown(damping_stop_then_torque_off, rig_close),
     };

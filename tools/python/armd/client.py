@@ -296,7 +296,8 @@ class Client:
         return self.call("disable")["state"]
 
     def hold(self) -> str:
-        """Holds the present desired position; returns the new state."""
+        """Stops a move within the acceleration limits, as cancel does, then holds where it
+        stopped; returns the new state (``moving`` while the stop runs, then ``holding``)."""
         return self.call("hold")["state"]
 
     def estop(self) -> str:
