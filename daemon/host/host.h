@@ -72,7 +72,8 @@ struct ctl_pending {
 
 /* The settings change in the loop (one at a time): what it carries, for its reply. */
 typedef struct {
-    uint64_t seq; /* 0: none in the loop */
+    uint64_t seq;        /* 0: none in the loop */
+    int64_t deadline_ns; /* CLOCK_MONOTONIC: its answer is late after it */
     loop_settings *set;
     loop_dyn *dyn;
     armd_config *cand; /* a reload's configuration, the running one once accepted */
