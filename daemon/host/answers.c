@@ -179,6 +179,24 @@ static void time_out(ctl *c)
     }
 }
 
+void host_pending_stop(ctl *c)
+{
+    if (!c->h) return;
+    loop_reply r[REPLY_BATCH];
+    int k;
+    while ((k = handoff_replies(c->h, r, REPLY_BATCH)) > 0)
+        for (int i = 0; i < k; i++) take_reply(c, &r[i]);
+    for (int i = 0; i < CTL_MAX_PENDING; i++) {
+        ctl_pending *p = &c->pending[i];
+        if (!p->used || p->answered) continue;
+        ctl_error e;
+        ctl_error_set(&e, "stopping",
+                      "armd is stopping; the control loop stopped before it answered (the arm "
+                      "is torqued off)");
+        host_pending_answer(p, -1, &e);
+    }
+}
+
 void ctl_poll(ctl *c)
 {
     if (!c->h) return;

@@ -168,6 +168,7 @@ void ctl_stop(ctl *c)
         host_torque_off(c);
     }
     c->mode = HOST_STOPPED;
+    host_pending_stop(c); /* every caller still gets its one answer (ctl_poll delivers it) */
 }
 
 void ctl_free(ctl *c)
