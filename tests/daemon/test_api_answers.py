@@ -3,23 +3,24 @@
 do at the same time (issue 31, point 2).
 
 N_CLIENTS connections each send random batches of requests, pipelined (a batch goes out before
-any of its replies is read, now and then split mid-line over several writes), drawn from every
-method of the API (the method table of daemon/api_methods.c: info, status, the state commands,
-trajectory, move_to, gains, controller, reload, sim.run, subscribe, unsubscribe, stats.reset,
-payload.get/set/estimate), with unknown methods, bad params, requests without an id, an id of
-null, malformed lines (not JSON, not an object, a duplicate key, invalid UTF-8) and blank lines
-among them. Ids are random: small numbers that repeat within and across connections, big and
-negative integers, reals of up to 17 significant digits, strings (empty, escaped, non-ASCII),
-booleans, arrays and objects. Meanwhile a thread sends SIGHUP to armd at random moments (a
-reload each), and now and then a client closes its connection with requests unanswered and
-opens a new one. Checked, per connection:
+any of its replies is read, now and then split mid-line over several writes; one batch in 200
+a flood of 100 to 400), drawn from every method of the API (the method table of
+daemon/api_methods.c: info, status, the state commands, trajectory, move_to, gains,
+controller, reload, sim.run, subscribe, unsubscribe, stats.reset, payload.get/set/estimate),
+with unknown methods, bad params, requests without an id, an id of null, malformed lines (not
+JSON, not an object, a duplicate key, invalid UTF-8) and blank lines among them. Ids are
+random: small numbers that repeat within and across connections, big and negative integers,
+reals of up to 17 significant digits, strings (empty, escaped, non-ASCII), booleans, arrays
+and objects. Meanwhile a thread sends SIGHUP to armd at random moments (a reload each; now and
+then SIGUSR1, an estop), and now and then a client closes its connection with requests
+unanswered and opens a new one. Checked, per connection:
  - every request with an id gets exactly one reply carrying that id, the replies in the order
    of the requests; a line that is no request (malformed, not an object) gets one reply with
    "id": null; a request without an id and a blank line get none (notifications are skipped);
  - every reply is {"id", "result"} or {"id", "error": {"code", "message"}};
  - at the end a last `status` on every connection answers, and after a half close armd closes
    the connection with nothing more to say (no reply left over);
- - armd is still running and answers a fresh connection.
+ - armd is still running, answers a fresh connection and counts no other connection.
 Motion is not judged: moves get refused, estopped, cancelled, replaced; the arm stays inside
 its limits because every target is a few centiradians from the ready pose.
 
@@ -294,8 +295,9 @@ class Worker(threading.Thread):
         conn = Conn(self.path)
         sent = 0
         while self.checked < self.quota and time.monotonic() < self.t_end:
-            batch = [random_request(rng, self.n, self.gains, self.lockstep)
-                     for _ in range(rng.choice([1, 1, 2, 3, 4, 6, 8]))]
+            size = rng.choice([1, 1, 2, 3, 4, 6, 8]) if rng.random() > 0.005 else \
+                rng.randint(100, 400)  # a flood: armd runs 8 per turn, the rest wait their turn
+            batch = [random_request(rng, self.n, self.gains, self.lockstep) for _ in range(size)]
             data = b"".join(line + b"\n" for line, _, _ in batch)
             conn.send_split(rng, data)
             sent += len(batch)
@@ -333,13 +335,15 @@ class Worker(threading.Thread):
         conn.close()
 
 
-def sighup_thread(proc, rng, stop, count):
-    """SIGHUP to armd at random moments (0 to HUP_GAP_S apart) until stop is set."""
+def signal_thread(proc, rng, stop, count):
+    """SIGHUP to armd at random moments (0 to HUP_GAP_S apart), one in 20 a SIGUSR1 (an estop
+    without a connection) instead, until stop is set."""
     while not stop.wait(rng.uniform(0, HUP_GAP_S)):
         if proc.poll() is not None:
             return
-        proc.send_signal(signal.SIGHUP)
-        count[0] += 1
+        usr1 = rng.random() < 0.05
+        proc.send_signal(signal.SIGUSR1 if usr1 else signal.SIGHUP)
+        count[usr1] += 1
 
 
 def clock_thread(path, rng, stop, out):
@@ -384,8 +388,8 @@ def main(args):
         workers = [Worker(k, seed, rig.sock, n, gains, lockstep, quota, t_end)
                    for k in range(N_CLIENTS)]
         stop = threading.Event()
-        hups = [0]
-        hup = threading.Thread(target=sighup_thread,
+        hups = [0, 0]
+        hup = threading.Thread(target=signal_thread,
                                args=(rig.armd, random.Random("%s/hup" % seed), stop, hups),
                                daemon=True)
         hup.start()
@@ -414,10 +418,10 @@ def main(args):
             for k, v in w.by_what.items():
                 by_what[k] = by_what.get(k, 0) + v
         print("%d requests checked on %d connections in %.1f s (%d replies, %d notifications "
-              "skipped, %d requests abandoned on closed connections), %d SIGHUPs" %
+              "skipped, %d requests abandoned on closed connections), %d SIGHUPs, %d SIGUSR1s" %
               (total, N_CLIENTS, elapsed, sum(w.replies for w in workers),
                sum(w.notifications for w in workers), sum(w.abandoned for w in workers),
-               hups[0]))
+               hups[0], hups[1]))
         outcomes = {}
         for w in workers:
             for (what, how), v in w.outcomes.items():
