@@ -186,13 +186,17 @@ void api_close(api_server *s)
 {
     if (!s) return;
     payload_est_abort(s->est, "armd is stopping (the arm holds where it is until then)");
-    ev_idle_stop(s->loop, &s->work);
-    ev_io_stop(s->loop, &s->notify_io);
+    ctl_poll(s->c); /* the answers owed (a stopped control loop's are "stopping" errors) */
     for (api_client *cl = s->clients; cl; cl = cl->next) {
-        json_decref(cl->wait.id); /* the control thread's answers are not awaited any more */
-        cl->wait.id = NULL;
-        cl->waiting = false;
+        if (!cl->waiting) continue;
+        /* an answer that will never come now: the request still gets one, then the close */
+        log_warn("api: client %u: no answer came before the stop; replying 'stopping'", cl->id);
+        ctl_error e;
+        ctl_error_set(&e, "stopping", "armd is stopping before this request was answered");
+        command_done(cl, -1, &e, NULL);
     }
+    ev_idle_stop(s->loop, &s->work); /* after the answers, which may have started it */
+    ev_io_stop(s->loop, &s->notify_io);
     payload_est_free(s->est);
     api_telemetry_stop(s);
     api_transport_close(s);

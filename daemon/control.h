@@ -73,7 +73,8 @@ bool ctl_stalled(ctl *c, double max_seconds);
  *    result) is called exactly once later from ctl_poll() — usually within a tick or two; with
  *    a "timeout" error after CTL_ACK_TIMEOUT_S. The main loop serves everything meanwhile.
  * Settings changes (gains, payload, reload) go to the loop one at a time, each built on what
- * the loop runs when its turn comes; the later ones wait for it (never "busy, send again").
+ * the loop runs when its turn comes; the later ones wait for it (never "busy, send again"),
+ * and are answered "timeout" as well once the one in the loop is CTL_ACK_TIMEOUT_S late.
  * At most CTL_MAX_PENDING answers can be outstanding ("busy" beyond). */
 #define CTL_ACK_TIMEOUT_S 1.0
 #define CTL_MAX_PENDING   64

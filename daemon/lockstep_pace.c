@@ -164,6 +164,15 @@ int lockstep_pace_run(void *ctx, double seconds, const ctl_reply_to *to, ctl_err
 void lockstep_pace_stop(lockstep_pace *p)
 {
     if (!p) return;
+    for (int i = 0; i < LOCKSTEP_RUNS; i++) { /* each waiting sim.run gets its answer */
+        pace_run *r = &p->runs[i];
+        if (!r->used) continue;
+        r->used = false;
+        ctl_error e;
+        ctl_error_set(&e, "stopping", "armd is stopping; simulated time stopped at %.6f s",
+                      lockstep_time(p->ls));
+        if (r->to.fn) r->to.fn(r->to.ctx, -1, &e, NULL);
+    }
     ev_prepare_stop(p->loop, &p->prepare);
     ev_idle_stop(p->loop, &p->idle);
     ev_timer_stop(p->loop, &p->timer);

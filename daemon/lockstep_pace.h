@@ -34,7 +34,8 @@ void lockstep_pace_hooks(lockstep_pace *p, const lockstep_hooks *h);
  * seconds [s]. -1 with err ("busy") beyond LOCKSTEP_RUNS waiting at once. */
 #define LOCKSTEP_RUNS 16
 int lockstep_pace_run(void *ctx, double seconds, const ctl_reply_to *to, ctl_error *err);
-/* Stops stepping (answers still owed are dropped: armd is stopping) and frees it. */
+/* Stops stepping (each sim.run still waiting is answered with a "stopping" error) and frees
+ * it. */
 void lockstep_pace_stop(lockstep_pace *p);
 
 #endif

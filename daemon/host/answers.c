@@ -113,6 +113,7 @@ static void send_changes(ctl *c)
         c->inflight.seq = m.seq;
         p->seq = m.seq;
         p->deadline_ns = host_mono_ns() + (int64_t)(CTL_ACK_TIMEOUT_S * 1e9);
+        c->inflight.deadline_ns = p->deadline_ns;
     }
 }
 
@@ -152,16 +153,46 @@ static void take_reply(ctl *c, const loop_reply *r)
     host_objects_returned(c, r);
 }
 
-/* Answers that did not come within CTL_ACK_TIMEOUT_S: a "timeout" error. */
+/* Answers that did not come within CTL_ACK_TIMEOUT_S of the command's sending: a "timeout"
+ * error. So are the changes queued behind a change the loop has not answered within that time
+ * (they would wait as long as the loop does: for good, were the control thread stuck); one
+ * answered so is never sent. */
 static void time_out(ctl *c)
 {
     int64_t now = host_mono_ns();
+    bool stuck = c->inflight.seq && now > c->inflight.deadline_ns;
     for (int i = 0; i < CTL_MAX_PENDING; i++) {
         ctl_pending *p = &c->pending[i];
-        if (!p->used || !p->seq || p->answered || now <= p->deadline_ns) continue;
+        if (!p->used || p->answered) continue;
         ctl_error e;
-        ctl_error_set(&e, "timeout", "the control loop did not answer within %.0f ms",
-                      CTL_ACK_TIMEOUT_S * 1e3);
+        if (p->seq && now > p->deadline_ns) {
+            ctl_error_set(&e, "timeout", "the control loop did not answer within %.0f ms",
+                          CTL_ACK_TIMEOUT_S * 1e3);
+            host_pending_answer(p, -1, &e);
+        } else if (!p->seq && p->change && stuck) {
+            ctl_error_set(&e, "timeout",
+                          "not applied: the control loop has not answered the settings change "
+                          "before this one within %.0f ms",
+                          CTL_ACK_TIMEOUT_S * 1e3);
+            host_pending_answer(p, -1, &e);
+        }
+    }
+}
+
+void host_pending_stop(ctl *c)
+{
+    if (!c->h) return;
+    loop_reply r[REPLY_BATCH];
+    int k;
+    while ((k = handoff_replies(c->h, r, REPLY_BATCH)) > 0)
+        for (int i = 0; i < k; i++) take_reply(c, &r[i]);
+    for (int i = 0; i < CTL_MAX_PENDING; i++) {
+        ctl_pending *p = &c->pending[i];
+        if (!p->used || p->answered) continue;
+        ctl_error e;
+        ctl_error_set(&e, "stopping",
+                      "armd is stopping; the control loop stopped before it answered (the arm "
+                      "is torqued off)");
         host_pending_answer(p, -1, &e);
     }
 }

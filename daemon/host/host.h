@@ -72,7 +72,8 @@ struct ctl_pending {
 
 /* The settings change in the loop (one at a time): what it carries, for its reply. */
 typedef struct {
-    uint64_t seq; /* 0: none in the loop */
+    uint64_t seq;        /* 0: none in the loop */
+    int64_t deadline_ns; /* CLOCK_MONOTONIC: its answer is late after it */
     loop_settings *set;
     loop_dyn *dyn;
     armd_config *cand; /* a reload's configuration, the running one once accepted */
@@ -145,6 +146,9 @@ void host_pending_answer(ctl_pending *p, int rc, const ctl_error *err);
 /* Queues a settings change (taken over, malloc'd) for entry p: sent when the one in the loop is
  * over, built then on top of what the loop runs. */
 void host_pending_change(ctl *c, ctl_pending *p, settings_change *ch);
+/* The loop has stopped: its last replies are taken, and every answer still owed becomes a
+ * "stopping" error (delivered by the next ctl_poll, as any answer). */
+void host_pending_stop(ctl *c);
 /* A caller that passed no reply_to waits on one of these. */
 typedef struct {
     bool done;

@@ -183,6 +183,7 @@ bool ctl_stop(ctl *c)
         host_torque_off(c);
     }
     c->mode = HOST_STOPPED;
+    host_pending_stop(c); /* every caller still gets its one answer (ctl_poll delivers it) */
     return true;
 }
 

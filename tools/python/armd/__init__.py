@@ -23,8 +23,8 @@ from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Con
                          ConnectFailed, ConnectionClosed, DeviceError, Error, Failed,
                          IdleTimeout, Internal, InvalidConfig, InvalidParams, InvalidRequest,
                          LineTooLong, Limits, NotRunning, ParseError, ProtocolError, Restricted,
-                         RestartNeeded, Timeout, TooManyClients, TrajectoryAborted, UnknownMethod,
-                         Unsupported)
+                         RestartNeeded, Stopping, Timeout, TooManyClients, TrajectoryAborted,
+                         UnknownMethod, Unsupported)
 from armd.points import points
 from armd.records import Done, Event, Motion, Telemetry
 
@@ -34,6 +34,6 @@ __all__ = [
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",
     "LineTooLong", "TooManyClients", "Restricted", "IdleTimeout", "Busy", "Timeout", "BadState",
     "Limits", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",
-    "NotRunning", "Unsupported", "Internal", "Failed", "ConnectFailed", "ConnectionClosed",
+    "NotRunning", "Stopping", "Unsupported", "Internal", "Failed", "ConnectFailed", "ConnectionClosed",
     "ClientTimeout", "ProtocolError", "TrajectoryAborted",
 ]

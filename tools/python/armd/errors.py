@@ -136,6 +136,12 @@ class NotRunning(Error):
     code = "not_running"
 
 
+class Stopping(Error):
+    """armd stopped before the request's answer came (``stopping``); the connection then
+    closes."""
+    code = "stopping"
+
+
 class Unsupported(Error):
     """The method is not available in this armd (``unsupported``), e.g. reload without a
     configuration file."""
@@ -183,7 +189,8 @@ ERRORS: dict[str, type[Error]] = {
     cls.code: cls for cls in (
         ParseError, InvalidRequest, UnknownMethod, InvalidParams, LineTooLong, TooManyClients,
         Restricted, IdleTimeout, Busy, Timeout, BadState, Limits, Conflict, RestartNeeded,
-        InvalidConfig, ConfigError, DeviceError, NotRunning, Unsupported, Internal, Failed)
+        InvalidConfig, ConfigError, DeviceError, NotRunning, Stopping, Unsupported, Internal,
+        Failed)
     if cls.code is not None
 }
 
