@@ -243,7 +243,7 @@ class Server:
             return error_json(403, "forbidden", "a command from another site (Origin %s)" %
                               origin)
         site = request.headers.get("Sec-Fetch-Site")
-        if site is not None and site not in ("same-origin", "none"):
+        if site is not None and site != "same-origin":
             return error_json(403, "forbidden", "a command from another site "
                               "(Sec-Fetch-Site %s)" % site)
         if request.headers.get("X-Armweb") != "1":
