@@ -129,10 +129,20 @@ def enter_token(br, web):
     check(br.evaluate("document.getElementById('estop').disabled"),
           "E-STOP is enabled before a token was entered")
     token = web.token()
-    br.evaluate("(() => { const t = document.getElementById('token'); t.value = %s;"
-                " t.dispatchEvent(new Event('change')); return true; })()" % json.dumps(token))
+    enter = ("(() => { const t = document.getElementById('token'); t.value = %s;"
+             " t.dispatchEvent(new Event('change')); return true; })()")
+    br.evaluate(enter % json.dumps("y" * 43))
+    status = br.wait_for("(() => { const s = document.getElementById('token-status')"
+                         ".textContent; return s.includes('refused') && s; })()", 10,
+                         "the page saying a wrong token was refused")
+    check(br.evaluate("document.getElementById('estop').disabled && "
+                      "sessionStorage.getItem('armweb.token') === null"),
+          "a wrong token enabled the buttons or stayed stored")
+    br.evaluate(enter % json.dumps(token))
     br.wait_for("!document.getElementById('estop').disabled", 10,
                 "E-STOP enabled once the token is entered")
+    print("page: buttons disabled without a token; a wrong one: %r; the right one enables "
+          "them, kept in sessionStorage, not in the URL" % status)
     check(token not in br.evaluate("location.href"), "the token is in the page's URL")
     check(br.evaluate("sessionStorage.getItem('armweb.token')") == token,
           "the token is not kept in sessionStorage")

@@ -143,7 +143,8 @@ def main(argv, static_dir):
             token.write()
         asyncio.run(serve(a, static_dir, token))
     except auth.TokenError as e:
-        log.error("cannot write the control token: %s", e)
+        log.error("cannot write the control token: %s (--token-file FILE: a directory "
+                  "armweb may write, not writable by everyone)", e)
         return 1
     except OSError as e:
         log.error("cannot listen on %s: %s", a.listen, e.strerror or e)
