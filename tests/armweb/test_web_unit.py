@@ -9,6 +9,11 @@
   oldest (counted), and does not hold up a browser that reads; the batch is bounded.
 - the telemetry rate asked of armd never exceeds 60 Hz after armd's own rounding.
 - the command line: --control on a non-loopback address is refused; Host checks.
+- the control token (auth.py): its file has mode 0640 whatever the umask and the group asked
+  for, replaces a stale file or a symbolic link without writing through it, leaves no
+  temporary file, and is removed at exit only while it is still armweb's; the Authorization
+  header is checked (missing, other scheme, wrong, right). The Host allowlist: loopback names,
+  the --listen address, --allow-host names and the address a request came to; nothing else.
 - the screenshot tests' PNG reader (png_colours.py): random images through every filter.
 
 usage: test_web_unit.py TOOLS_ARMWEB_DIR
@@ -29,7 +34,7 @@ sys.dont_write_bytecode = True
 
 import png_colours  # noqa: E402
 import prom_text  # noqa: E402
-from webview import armd_link, fanout, metrics  # noqa: E402
+from webview import armd_link, auth, fanout, metrics  # noqa: E402
 
 
 class Failure(Exception):
@@ -236,6 +241,94 @@ def test_rate_and_args():
           "loopback; --stall-timeout outside 1 ... 300 s refused")
 
 
+def test_token_file():
+    import grp
+    import stat
+    group = next((g for g in ("daemon", "nogroup", "adm") if gid_of(g) is not None), None)
+    check(group is not None, "no group daemon, nogroup or adm to give the token file")
+    gid = grp.getgrnam(group).gr_gid
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "armweb.token")
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("untouched\n")
+        os.symlink(victim, path)  # a stale link (or a planted one): replaced, not followed
+        old = os.umask(0o077)
+        try:
+            tf = auth.TokenFile(path, group)
+            tf.write()
+        finally:
+            os.umask(old)
+        st = os.lstat(path)
+        check(stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o640,
+              "token file mode %o, expected a regular file 0640" % st.st_mode)
+        check(st.st_gid == gid, "token file group %d, expected %s (%d)" % (st.st_gid, group,
+                                                                          gid))
+        check(open(victim).read() == "untouched\n", "the token was written through a link")
+        check(open(path).read() == tf.token + "\n" and len(tf.token) == 43, "token content")
+        check(sorted(os.listdir(d)) == ["armweb.token", "victim"], "files left: %s" %
+              os.listdir(d))
+        other = auth.TokenFile(path, group)
+        check(other.token != tf.token, "two tokens alike")
+        other.write()
+        tf.remove()  # no longer its file: left to the other armweb
+        check(open(path).read() == other.token + "\n", "removed another armweb's token")
+        other.remove()
+        check(not os.path.exists(path), "the token file stayed after remove()")
+        for why, header in (("missing", None), ("missing", ""), ("scheme", "Basic " + tf.token),
+                            ("scheme", "Bearer"), ("wrong", "Bearer " + other.token),
+                            ("wrong", "Bearer " + tf.token[:-1])):
+            msg = tf.check(header)
+            check(msg is not None, "Authorization %r accepted" % header)
+            check({"missing": path in msg and "Bearer TOKEN" in msg, "scheme": "Bearer TOKEN"
+                   in msg, "wrong": "wrong" in msg}[why], "refusal of %r: %r" % (header, msg))
+        check(tf.check("Bearer " + tf.token) is None and tf.check("bearer  " + tf.token) is
+              None, "the right token refused")
+        os.chmod(d, 0o777)
+        try:
+            auth.TokenFile(os.path.join(d, "t"), group).write()
+            raise Failure("a token file written into a world-writable directory")
+        except auth.TokenError as e:
+            check("writable by every user" in str(e), "refusal: %s" % e)
+    print("token file: 0640 under umask 077, group %s, a link replaced not followed, removed "
+          "only while its own; Authorization checked" % group)
+
+
+def gid_of(group):
+    import grp
+    try:
+        return grp.getgrnam(group).gr_gid
+    except KeyError:
+        return None
+
+
+def test_host_allowlist():
+    from webview import main, server
+    a = main.parse_args(["--control", "--listen", "0.0.0.0:8080", "--allow-remote-control",
+                         "--allow-host", "arm-host.example", "--socket", "/run/armd/a/armd.sock"])
+    check(a.token_file == "/run/armd/a/armweb.token", "default token file %s" % a.token_file)
+    names = server.host_names(a.host, a.allow_host)
+    for host, local, want in (("localhost", "127.0.0.1", True),
+                              ("arm-host.example", "192.0.2.5", True),
+                              ("ARM-HOST.example", "192.0.2.5", True),
+                              ("192.0.2.5", "192.0.2.5", True),
+                              ("192.0.2.5", "::ffff:192.0.2.5", True),
+                              ("127.0.0.1", "127.0.0.1", True),
+                              ("evil.example", "192.0.2.5", False),
+                              ("evil.example", "127.0.0.1", False),
+                              ("0.0.0.0", "192.0.2.5", False),
+                              ("192.0.2.6", "192.0.2.5", False),
+                              ("127.0.0.1", "192.0.2.5", False),
+                              ("", "192.0.2.5", False),
+                              ("arm-host.example.evil.example", "192.0.2.5", False)):
+        check(server.host_allowed(host, names, local) == want,
+              "Host %r on %s: %s, expected %s" % (host, local, not want, want))
+    names = server.host_names("192.0.2.5")
+    check(server.host_allowed("192.0.2.5", names, None) and
+          not server.host_allowed("evil.example", names, None), "--listen address as a name")
+    print("Host allowlist: loopback names, --listen address, --allow-host, the local address")
+
+
 def png_encode(width, height, bpp, pixels, filters):
     """A PNG of pixels (rows of bytes), scanline y filtered with filters[y % len(filters)] (the
     forward filters of the PNG specification, section 9.2), for the decoder's round trip."""
@@ -280,6 +373,8 @@ def main_():
         test_down_and_faults()
         test_fanout()
         test_rate_and_args()
+        test_token_file()
+        test_host_allowlist()
     except Failure as e:
         print("FAIL:", e)
         sys.exit(1)

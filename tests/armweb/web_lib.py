@@ -57,14 +57,18 @@ def wait_until(cond, timeout, what, period=0.1):
 
 
 class Armweb:
-    """armweb on a free port of 127.0.0.1 for rig's armd; a context manager that stops it."""
+    """armweb on a free port of listen_host (default 127.0.0.1) for rig's armd, reached on
+    127.0.0.1; a context manager that stops it."""
 
-    def __init__(self, args, rig, extra=()):
+    def __init__(self, args, rig, extra=(), listen_host="127.0.0.1"):
         self.rig = rig
         self.port = free_port()
         self.log_path = os.path.join(rig.dir, "armweb.log")
         self.cmd = [args.armweb, "--socket", rig.sock, "--listen",
-                    "127.0.0.1:%d" % self.port] + list(extra)
+                    "%s:%d" % (listen_host, self.port)] + list(extra)
+        # where --control writes its token: beside armd's socket
+        self.token_path = os.path.join(os.path.dirname(os.path.abspath(rig.sock)),
+                                       "armweb.token")
         self.proc = None
 
     def __enter__(self):
@@ -120,6 +124,24 @@ class Armweb:
                 return r.status, r.headers, r.read()
         except urllib.error.HTTPError as e:
             return e.code, e.headers, e.read()
+
+    def token(self):
+        """The control token armweb wrote (its file, without the line feed)."""
+        with open(self.token_path) as f:
+            return f.read().strip()
+
+    def command(self, path, body=b"{}", token=None, headers=None):
+        """POST path as armweb's page does (X-Armweb, its own Origin), with
+        `Authorization: Bearer token` unless token is None: (status, parsed JSON reply)."""
+        h = {"X-Armweb": "1", "Origin": "http://127.0.0.1:%d" % self.port}
+        if token is not None:
+            h["Authorization"] = "Bearer " + token
+        h.update(headers or {})
+        status, _, reply = self.request(path, body, h, method="POST")
+        try:
+            return status, json.loads(reply)
+        except ValueError:
+            raise TestFailure("POST %s: HTTP %d, not JSON: %r" % (path, status, reply[:200]))
 
     def state(self):
         status, _, body = self.request("/api/state")

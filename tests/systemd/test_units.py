@@ -147,12 +147,20 @@ def check_armweb(unit_dir, t):
               web.name)
         argv = web.argv("ExecStart")
         check("--control" not in argv, "%s: --control by default" % web.name)
+        token = web.option("ExecStart", "--token-file")
+        check(any(unitmodel.inside(os.path.dirname(token), d) for d in web.runtime_dirs) and
+              not any(unitmodel.inside(token, d) for d in armd.removed_on_stop()),
+              "%s: token file %s not in its own runtime directory %s (or removed with "
+              "armd@%s)" % (web.name, token, web.runtime_dirs, name))
+        check("@chown" in [w for v in web.values("SystemCallFilter") if not v.startswith("~")
+                           for w in v.split()],
+              "%s: no fchown() to group armd for the token file" % web.name)
         env = " ".join(web.values("Environment")).split()
         check("ARMWEB_LISTEN=127.0.0.1:8080" in env and
               argv[argv.index("--listen") + 1] == "${ARMWEB_LISTEN}",
               "%s: not on 127.0.0.1 by default: %s / %s" % (web.name, env, argv))
     print("armweb@NAME: armd@NAME's socket, after it, group armd, read-only on 127.0.0.1 by "
-          "default")
+          "default, its control token in its own runtime directory")
 
 
 def main():

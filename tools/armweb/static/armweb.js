@@ -229,8 +229,10 @@ function buildGains() {
     el("th", {}, name), ...["kp", "kd", "ki"].map((k) => el("td", {}, page.control
       ? el("input", { name: `${k}${i}`, type: "text", inputmode: "decimal", size: "7" })
       : el("span", { class: k }, "-"))))));
-  if (page.control && !$("gains-apply"))
+  if (page.control && !$("gains-apply")) {
     $("gains-form").append(el("button", { id: "gains-apply", type: "submit" }, "Apply gains"));
+    setControlsEnabled(!!token());
+  }
   if (page.gains) onGains(page.gains);
 }
 
@@ -252,16 +254,41 @@ function onGains(g) {
 }
 
 // ----------------------------------------------------------------------------- control
+// Every command carries armweb's token (Authorization: Bearer), which the user types into the
+// control panel; it is kept in this tab's sessionStorage only, never in the URL. The buttons
+// and the gains form stay disabled without a token; armweb's 401 drops a stored token.
+const TOKEN_KEY = "armweb.token";
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+function setControlsEnabled(on) {
+  for (const id of ["enable", "disable", "estop", "gains-apply"]) {
+    const b = $(id);
+    if (b) b.disabled = !on;
+  }
+}
+
+function forgetToken(why) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  setControlsEnabled(false);
+  $("token-status").textContent = why;
+}
+
 // POSTs to armweb, which forwards to armd; shows armd's {"error": {code, message}} when refused.
 async function post(path, body, errorBox) {
   errorBox.textContent = "";
   try {
+    const headers = { "X-Armweb": "1", "Content-Type": "application/json" };
+    if (token()) headers.Authorization = "Bearer " + token();
     const r = await fetch(path, {
-      method: "POST", headers: { "X-Armweb": "1", "Content-Type": "application/json" },
+      method: "POST", cache: "no-store", headers,
       body: body === undefined ? "{}" : JSON.stringify(body),
     });
     const reply = await r.json();
     if (reply.error) errorBox.textContent = `${reply.error.code}: ${reply.error.message}`;
+    if (r.status === 401) forgetToken("token refused: enter the current one");
     return reply;
   } catch (e) {
     errorBox.textContent = "armweb unreachable: " + e;
@@ -269,17 +296,38 @@ async function post(path, body, errorBox) {
   }
 }
 
-function buildControl() {
+// The token typed into the field: kept, then checked with armweb (POST /api/token).
+async function takeToken(ev) {
+  const t = ev.target.value.trim();
+  ev.target.value = "";
+  if (!t) return;
+  sessionStorage.setItem(TOKEN_KEY, t);
+  const reply = await post("/api/token", undefined, $("command-error"));
+  if (reply && reply.result) {
+    $("token-status").textContent = "token accepted";
+    setControlsEnabled(true);
+  }
+}
+
+function buildControl(c) {
   const box = $("control");
   const err = el("div", { id: "command-error", class: "error" });
+  const field = el("input", { id: "token", type: "password", autocomplete: "off",
+    placeholder: "armweb token", size: "24", onchange: takeToken });
   box.replaceChildren(el("h2", {}, "Control"),
     el("button", { id: "enable", onclick: () => post("/api/enable", undefined, err) }, "Enable"),
     el("button", { id: "disable", onclick: () => post("/api/disable", undefined, err) },
       "Disable"),
     el("button", { id: "estop", class: "estop", onclick: () => post("/api/estop", undefined,
       err) }, "E-STOP"),
+    el("label", { class: "token", title: `the token is in ${c.token_file}, readable by ` +
+      "root and group armd" }, "token ", field),
+    el("span", { id: "token-status", class: "token-status" }, ""),
     err);
   box.hidden = false;
+  setControlsEnabled(!!token());
+  $("token-status").textContent = token() ? "token kept for this tab"
+    : `enter the token from ${c.token_file}`;
 }
 
 function numberOrText(s) {
@@ -297,7 +345,7 @@ function submitGains(ev) {
 
 function onConfig(c) {
   page.control = !!c.control;
-  if (page.control && !$("estop")) buildControl();
+  if (page.control && !$("estop")) buildControl(c);
 }
 
 // ----------------------------------------------------------------------------- start

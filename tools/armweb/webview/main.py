@@ -9,6 +9,7 @@ import sys
 
 from aiohttp import web
 
+from webview import auth
 from webview.armd_link import MAX_TELEMETRY_HZ, ArmdLink
 from webview.fanout import Fanout
 from webview.server import BROWSER_STALL_S, Server, is_loopback_host
@@ -51,10 +52,21 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1:8080", metavar="HOST:PORT",
                    help="address to serve on (default 127.0.0.1:8080, this machine only)")
     p.add_argument("--control", action="store_true",
-                   help="add enable, disable, estop and a gains form to the page")
+                   help="add enable, disable, estop and a gains form to the page; every "
+                   "command needs the token armweb writes to --token-file")
+    p.add_argument("--token-file", metavar="FILE",
+                   help="where --control writes its token (default: armweb.token beside "
+                   "armd's socket)")
+    p.add_argument("--token-group", default=auth.DEFAULT_GROUP, metavar="GROUP",
+                   help="the group that may read the token file (default %s)" %
+                   auth.DEFAULT_GROUP)
     p.add_argument("--allow-remote-control", action="store_true",
-                   help="accept --control on an address other than loopback: then ANYONE "
-                   "who reaches that address can move the arm")
+                   help="accept --control on an address other than loopback: then anyone "
+                   "who reaches that address and has the token can move the arm")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a host name by which browsers reach armweb, accepted in the Host "
+                   "of a command (besides loopback names, the --listen address and the "
+                   "address a request came in on); repeatable")
     p.add_argument("--name", metavar="ARM",
                    help="the arm label of the metrics and the page (default: the config's "
                    "[arm] name)")
@@ -84,19 +96,23 @@ def parse_args(argv):
         p.error("--control with --listen %s would let anyone who reaches that address move "
                 "the arm; listen on 127.0.0.1 and use an SSH tunnel (README), or add "
                 "--allow-remote-control if that is really meant" % a.listen)
+    if a.control and not a.token_file:
+        a.token_file = auth.default_token_file(a.socket)
     return a
 
 
-async def serve(a, static_dir):
+async def serve(a, static_dir, token=None):
     fanout = Fanout()
     link = ArmdLink(a.socket, fanout, name_override=a.name, max_hz=a.rate)
-    server = Server(link, fanout, static_dir, a.chartjs, a.control, a.host, a.stall_timeout)
+    server = Server(link, fanout, static_dir, a.chartjs, a.control, a.host, a.stall_timeout,
+                    token, a.allow_host)
     runner = web.AppRunner(server.app, handle_signals=False,
                            access_log=logging.getLogger("armweb.http") if a.verbose else None)
     await runner.setup()
     await web.TCPSite(runner, a.host, a.port, reuse_address=True).start()
     log.info("serving http://%s:%d/ (%s) for armd at %s", a.host, a.port,
-             "with control" if a.control else "read-only", a.socket)
+             "with control, token in %s" % a.token_file if a.control else "read-only",
+             a.socket)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -121,9 +137,19 @@ def main(argv, static_dir):
     if not os.path.isfile(a.chartjs):
         log.warning("%s is missing (Debian package libjs-chart.js): the page will have no "
                     "plots; /metrics works", a.chartjs)
+    token = auth.TokenFile(a.token_file, a.token_group) if a.control else None
     try:
-        asyncio.run(serve(a, static_dir))
+        if token is not None:
+            token.write()
+        asyncio.run(serve(a, static_dir, token))
+    except auth.TokenError as e:
+        log.error("cannot write the control token: %s (--token-file FILE: a directory "
+                  "armweb may write, not writable by everyone)", e)
+        return 1
     except OSError as e:
         log.error("cannot listen on %s: %s", a.listen, e.strerror or e)
         return 1
+    finally:
+        if token is not None:
+            token.remove()
     return 0

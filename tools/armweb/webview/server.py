@@ -8,13 +8,18 @@ Routes:
   GET  /api/state        the same state as one JSON object (link, info, status, gains, faults)
   GET  /metrics          Prometheus text format (metrics.py)
   POST /api/enable, /api/disable, /api/estop, /api/gains   only with --control, else 403
+  POST /api/token        only with --control: 200 when the request carries the right token
 
-A command is taken only from armweb's own page: it must carry the header `X-Armweb: 1` (a form
-or a script on another site cannot send it without a CORS preflight, which armweb never
-grants), an Origin, when the browser sends one, of this very host, and, when armweb listens on a
-loopback address, a Host that is a loopback name (a DNS-rebinding page has its own host name).
-The reply is armd's own JSON: {"result"} (200) or {"error": {code, message}} (422 when armd
-refused, 503/504 when armd is unreachable or silent, 400/403 for armweb's own refusals).
+A command is taken only from armweb's own page and only with armweb's token (auth.py): it must
+carry `Authorization: Bearer TOKEN` (401 without it or with a wrong one), the header
+`X-Armweb: 1` (a form or a script on another site cannot send it without a CORS preflight, which
+armweb never grants), an Origin, when the browser sends one, of this very host, no
+`Sec-Fetch-Site` but same-origin, and a Host that armweb answers to: a loopback name, the
+--listen address, an --allow-host name, or the IP address the request came in on (a
+DNS-rebinding page has its own host name). The reply is armd's own JSON: {"result"} (200) or
+{"error": {code, message}} (422 when armd refused, 503/504 when armd is unreachable or silent,
+400/401/403 for armweb's own refusals). POST /api/token only checks the token (the page, when
+the user enters it).
 """
 import asyncio
 import ipaddress
@@ -40,6 +45,7 @@ STREAM_SNDBUF = 32 * 1024
 COMMANDS = ("enable", "disable", "estop")
 GAINS_KEYS = ("kp", "kd", "ki")
 LOOPBACK_NAMES = ("localhost", "localhost.", "ip6-localhost")
+WILDCARDS = ("0.0.0.0", "::", "")
 
 SECURITY_HEADERS = {
     # the page is armweb's own files only: no inline script, no other origin, no framing (a
@@ -70,23 +76,57 @@ def host_of(header):
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
-def error_json(status, code, message):
+def same_ip(a, b):
+    """a and b are the same IP address (an IPv4-mapped IPv6 address as its IPv4 one); False
+    when either is not an address."""
+    try:
+        x, y = ipaddress.ip_address(a.strip("[]")), ipaddress.ip_address(b.strip("[]"))
+    except ValueError:
+        return False
+    x = getattr(x, "ipv4_mapped", None) or x
+    y = getattr(y, "ipv4_mapped", None) or y
+    return x == y
+
+
+def host_names(listen_host, allow_hosts=()):
+    """The host names (lower case) a command's Host may carry besides the IP address it came in
+    on: the loopback names, the --listen address unless a wildcard, and the --allow-host ones."""
+    names = set(LOOPBACK_NAMES)
+    if listen_host.strip("[]") not in WILDCARDS:
+        names.add(listen_host.strip("[]").lower())
+    names.update(h.strip("[]").lower() for h in allow_hosts)
+    return names
+
+
+def host_allowed(host, names, local_ip):
+    """Host (the header's host part) names armweb: one of names, a loopback address when the
+    request came in on loopback, or the local address local_ip the request came in on."""
+    h = host.strip("[]").lower()
+    if h in names or (local_ip is not None and same_ip(h, local_ip)):
+        return True
+    return local_ip is not None and is_loopback_host(local_ip) and is_loopback_host(h)
+
+
+def error_json(status, code, message, headers=None):
     return web.json_response({"error": {"code": code, "message": message}}, status=status,
-                             headers=SECURITY_HEADERS)
+                             headers=dict(SECURITY_HEADERS, **(headers or {})))
 
 
 class Server:
     """The aiohttp application around one ArmdLink and one Fanout."""
 
     def __init__(self, link, fanout, static_dir, chartjs, control, listen_host,
-                 stall_s=BROWSER_STALL_S):
+                 stall_s=BROWSER_STALL_S, token=None, allow_hosts=()):
         self.link = link
+        self.token = token  # auth.TokenFile: every command must carry it
         self.stall_s = stall_s
         self.fanout = fanout
         self.static_dir = static_dir
         self.chartjs = chartjs
         self.control = control
-        self.loopback_only = is_loopback_host(listen_host)
+        self.host_names = host_names(listen_host, allow_hosts)
+        if control and token is None:
+            raise ValueError("--control needs a token")
         self.app = web.Application(client_max_size=64 * 1024,
                                    middlewares=[self.security_headers])
         r = self.app.router
@@ -98,6 +138,7 @@ class Server:
         for c in COMMANDS:
             r.add_post("/api/" + c, self.command)
         r.add_post("/api/gains", self.gains_set)
+        r.add_post("/api/token", self.token_check)
         r.add_static("/static/", static_dir, follow_symlinks=False)
 
     @web.middleware
@@ -120,7 +161,10 @@ class Server:
     def snapshot(self):
         """The state a new browser starts from, as the events it would have seen."""
         k = self.link
-        msgs = [sse("config", {"control": self.control}), sse("link", k.link_event())]
+        config = {"control": self.control}
+        if self.control:
+            config["token_file"] = self.token.path
+        msgs = [sse("config", config), sse("link", k.link_event())]
         if k.info:
             msgs.append(sse("info", k.info_event()))
         if k.gains:
@@ -182,22 +226,42 @@ class Server:
 
     # ------------------------------------------------------------------------ commanding
     def refuse_command(self, request):
-        """Why this request may not command the arm, as an error response, or None."""
+        """Why this request may not command the arm, as an error response, or None. Nothing
+        but these checks runs before the refusal."""
         if not self.control:
             return error_json(403, "read_only", "armweb runs read-only: start it with "
                               "--control to command the arm from the page")
-        if request.headers.get("X-Armweb") != "1":
-            return error_json(403, "forbidden", "commands are taken from armweb's page only "
-                              "(header X-Armweb: 1 missing)")
         host = request.headers.get("Host", "")
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        local_ip = sockname[0] if sockname else None
+        if not host_allowed(host_of(host), self.host_names, local_ip):
+            return error_json(403, "forbidden", "Host %r is not a name of this armweb (a "
+                              "loopback name, the --listen address, an --allow-host name, or "
+                              "the address the request came to)" % host)
         origin = request.headers.get("Origin")
         if origin is not None and origin not in ("http://" + host, "https://" + host):
             return error_json(403, "forbidden", "a command from another site (Origin %s)" %
                               origin)
-        if self.loopback_only and not is_loopback_host(host_of(host)):
-            return error_json(403, "forbidden", "armweb listens on loopback only; Host %r is "
-                              "not a loopback name" % host)
+        site = request.headers.get("Sec-Fetch-Site")
+        if site is not None and site != "same-origin":
+            return error_json(403, "forbidden", "a command from another site "
+                              "(Sec-Fetch-Site %s)" % site)
+        if request.headers.get("X-Armweb") != "1":
+            return error_json(403, "forbidden", "commands are taken from armweb's page only "
+                              "(header X-Armweb: 1 missing)")
+        why = self.token.check(request.headers.get("Authorization"))
+        if why is not None:
+            log.info("refused a command without the right token (%s)", request.remote)
+            return error_json(401, "unauthorized", why,
+                              {"WWW-Authenticate": 'Bearer realm="armweb"'})
         return None
+
+    async def token_check(self, request):
+        """200 when the request could command the arm (token and page marks), else why not."""
+        refusal = self.refuse_command(request)
+        if refusal is not None:
+            return refusal
+        return web.json_response({"result": {"token": "accepted"}})
 
     async def forward(self, method, params=None):
         """armd's reply to one request, as the HTTP response."""
