@@ -4,7 +4,7 @@ their own held-out samples do not confirm, on the PUMA 560 on simulated time (ar
 --paused, the test running time while the estimate runs, as in test_api_payload.py). armsim's
 tool holds test_api_payload.py's 2.0 kg point mass, and armd is told exactly that payload
 (payload.set) before the estimates: the payload in use is the truth, so no estimate can
-explain the held-out torques better, and the estimate comes out a little worse (3 runs:
+explain the held-out torques better, and the estimate comes out a little worse (4 estimates:
 0.0151-0.0159 N m RMS against 0.0139-0.0148 with the payload in use).
 
 - payload.estimate {"apply": true}: an error reply, code not_validated, with both figures; the
