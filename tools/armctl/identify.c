@@ -9,9 +9,10 @@
  *    run --periods times, and a validation one with another seed, run once. Each period is one
  *    trajectory (20 points a second with q, qd, qdd), the later ones appended; it starts and ends
  *    at rest at the present pose.
- * 3. Telemetry at the loop rate (q, qd and tau_meas, the torque the servos report with q) of
- *    each run, from its request to its last trajectory_done "done" + 0.2 s; any fault, collision,
- *    state change or other end stops it. Not the commanded tau: the servo applies it rounded to
+ * 3. Samples at the loop rate (q, qd and tau_meas, the torque the servos report with q) of
+ *    each run, recorded by armd and fetched afterwards (ident_record.c), from its request to its
+ *    last trajectory_done "done" + 0.2 s; any fault, collision, state change or other end stops
+ *    it. Not the commanded tau: the servo applies it rounded to
  *    its current resolution (PUMA wrist: 0.018 N m), the loop's feedback answers the rounding,
  *    and that error follows the motion closely enough to bias the fit (the wrist's inertia by
  *    2-4 %). tau_meas is also what acted as q was read, where tau is one tick later.
@@ -21,7 +22,8 @@
  *    stretch's first and last 0.1 s are left out. Every 4th sample feeds the fit (ident_fit.h).
  * 5. Validation: the torque the identified parameters predict on the validation motion against
  *    the measured one (RMS error per joint, and over all joints in % of the torque's RMS), next to
- *    the configured model's.
+ *    the configured model's. No INI without a validation that is long enough, a number, and
+ *    better than the configured model's (validation_refused).
  *
  * Units: SI, joint side (rad, m, N m, N, kg); times in armd's clock [s].
  */
