@@ -14,6 +14,9 @@
  *   api_payload.c  the payload methods; payload.estimate starts the payload procedure
  *                  (payload_est.c, payload_est.h: control.h only, no socket) with the
  *                  client's reply target
+ *   api_record.c   the recording methods (record.start, record.fetch, record.stop): the
+ *                  server's one recording (recorder.h: no socket), its owner and the drain
+ *                  that feeds it at the loop rate from its own telemetry cursor
  *   api_methods.c  parsing a request line, the method table, the methods, the replies
  *   api_sched.c    the server put together (api_open, api_close: the transport with its hooks,
  *                  telemetry, the payload procedure) and which client's requests run when: a
@@ -110,6 +113,11 @@ struct api_server {
     /* the payload procedure (payload_est.h): made by api_open, started by payload.estimate
      * (api_payload.c), ended and freed by api_close */
     struct payload_est *est;
+    /* the recording (api_record.c): NULL, or the one its owner started and fetches */
+    struct recorder *rec;
+    api_client *rec_owner;
+    uint64_t rec_cursor;  /* its telemetry cursor (ctl_samples_read) */
+    ctl_sample *rec_read; /* RECORD_READ samples: the drain's buffer */
 };
 
 /* An error for the reply: code word and message. */
@@ -198,6 +206,19 @@ void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
+
+/* ----------------------------------------------------------------------- api_record.c */
+/* record.start, record.fetch, record.stop (see README "Socket API"). */
+int api_m_record_start(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_record_fetch(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_record_stop(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* Copies the samples published since the last drain into the recording (none running:
+ * nothing); the periodic hook's, every API_DRAIN_S. */
+void api_record_drain(struct api_server *s);
+/* A closed client's recording is freed. */
+void api_record_dropped(api_client *cl);
+/* Frees the recording (api_close). */
+void api_record_close(struct api_server *s);
 
 /* ----------------------------------------------------------------------- api_methods.c */
 /* Runs one request line for a client: replies now, or (API_PENDING) leaves in *w what the

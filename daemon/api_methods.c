@@ -475,6 +475,9 @@ static const struct {
     {"payload.get", api_m_payload_get, NULL, false},
     {"payload.set", api_m_payload_set, NULL, false},
     {"payload.estimate", api_m_payload_estimate, NULL, false},
+    {"record.start", api_m_record_start, NULL, false},
+    {"record.fetch", api_m_record_fetch, NULL, false},
+    {"record.stop", api_m_record_stop, NULL, false},
 };
 
 /* A reply's id as JSON text, every real in it with 17 significant digits: the very double the

@@ -134,8 +134,9 @@ static json_t *estimate_warnings(const payload_fit_result *f)
 
 /* The reply of a finished estimate, from the procedure's figures: {mass, com, sd_mass, sd_com,
  * inertia, residual_rms, cond, rows, rows_left_out, samples, poses, duration, applied,
- * warnings}; com and sd_com are null when the mass is too small to place, inertia (about the
- * centre, tool axes) when the moves did not show it. */
+ * warnings, validation: {rms, rms_in_use, rows, passed, why?}}; com and sd_com are null when the
+ * mass is too small to place, inertia (about the centre, tool axes) when the moves did not show it.
+ */
 static json_t *build_estimate(api_client *cl, const ctl_result *res)
 {
     (void)res;
@@ -152,6 +153,13 @@ static json_t *build_estimate(api_client *cl, const ctl_result *res)
         (json_int_t)r->samples, "poses", r->poses, "duration", api_json_number(r->duration),
         "applied", r->applied);
     if (j) json_object_set_new(j, "warnings", estimate_warnings(f));
+    if (j)
+        json_object_set_new(j, "validation",
+                            json_pack("{s:o, s:o, s:I, s:b, s:s?}", "rms",
+                                      api_json_number(r->val_rms), "rms_in_use",
+                                      api_json_number(r->val_rms_in_use), "rows",
+                                      (json_int_t)r->val_rows, "passed", r->validated, "why",
+                                      r->validated ? NULL : r->val_why));
     return j;
 }
 

@@ -145,13 +145,15 @@ void api_sched_request(api_client *cl, const char *line, size_t len)
 static void sched_periodic(api_server *s)
 {
     ctl_poll(s->c);
+    api_record_drain(s); /* first: its own cursor, at most a few ticks behind the ring */
     api_telemetry_drain(s);
 }
 
-/* The transport's dropped hook: a closed client's subscription ends. */
+/* The transport's dropped hook: a closed client's subscription and recording end. */
 static void sched_dropped(api_client *cl)
 {
     api_telemetry_subscribe(cl, 0);
+    api_record_dropped(cl);
 }
 
 api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char *err,
@@ -198,6 +200,7 @@ void api_close(api_server *s)
     ev_idle_stop(s->loop, &s->work); /* after the answers, which may have started it */
     ev_io_stop(s->loop, &s->notify_io);
     payload_est_free(s->est);
+    api_record_close(s);
     api_telemetry_stop(s);
     api_transport_close(s);
 }

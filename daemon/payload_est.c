@@ -18,7 +18,9 @@
 #define PE_TIMER_S  0.005 /* the step: caller and arm checks, samples read, the next move [s] */
 #define PE_HALF     5 /* the measured acceleration: central difference of qd over +-PE_HALF ticks */
 #define PE_WINDOW   (2 * PE_HALF + 1)
-#define PE_READ_MAX 64 /* samples per ctl_samples_read (a step at 1 kHz finds about 5) */
+#define PE_READ_MAX 64  /* samples per ctl_samples_read (a step at 1 kHz finds about 5) */
+#define PE_BLOCK    0.1 /* the hold-out's blocks [s of control time] ... */
+#define PE_HOLDOUT  5   /* ... every PE_HOLDOUT-th of them checks the fit instead of feeding it */
 
 typedef enum { PE_IDLE, PE_START, PE_MOVE_SENT, PE_MOVING, PE_APPLY_SENT } pe_phase;
 
@@ -31,12 +33,13 @@ struct payload_est {
     payload_est_request rq;
     int n, k; /* joints; pose being moved to (rq.n_poses = the move back) */
     double q0[CFG_MAX_JOINTS];
-    uint32_t traj_id; /* the move under way */
-    double move_end;  /* control time the move is due to end [s] */
-    double t_start;   /* control time the estimate started [s] */
-    payload_acc *acc;
-    uint64_t cursor;    /* this procedure's telemetry cursor (ctl_samples_read) */
-    uint64_t last_tick; /* tick of the last sample read (0: none yet) */
+    uint32_t traj_id;       /* the move under way */
+    double move_end;        /* control time the move is due to end [s] */
+    double t_start;         /* control time the estimate started [s] */
+    payload_acc *acc, *val; /* the fit's equations; the held-out ones that check it */
+    dyn_payload in_use;     /* the payload in use at the start */
+    uint64_t cursor;        /* this procedure's telemetry cursor (ctl_samples_read) */
+    uint64_t last_tick;     /* tick of the last sample read (0: none yet) */
     ctl_sample read[PE_READ_MAX];
     ctl_sample win[PE_WINDOW]; /* the last fresh samples, consecutive ticks (ring) */
     int n_win, head;           /* held; index of the oldest */
@@ -50,7 +53,8 @@ static void pe_finish(payload_est *pe, int rc)
     ev_timer_stop(pe->loop, &pe->timer);
     pe->phase = PE_IDLE;
     payload_acc_free(pe->acc);
-    pe->acc = NULL;
+    payload_acc_free(pe->val);
+    pe->acc = pe->val = NULL;
     const payload_fit_result *f = &pe->res.fit;
     if (rc == 0)
         log_info("payload.estimate for %s: %.4g kg (sd %.2g) at %.4g %.4g %.4g m from %ld rows "
@@ -108,7 +112,44 @@ static void pe_apply_answer(void *ctx, int rc, const ctl_error *err, const ctl_r
     pe_finish(pe, 0);
 }
 
-/* The moves are done and the arm is back: fit, then apply or answer. */
+/* The payload a fit describes (what would be applied): its mass, and its centre and inertia
+ * where the fit found them (else at the tool origin, a point). */
+static dyn_payload fit_payload(const payload_fit_result *f)
+{
+    dyn_payload p;
+    memset(&p, 0, sizeof p);
+    p.mass = f->mass;
+    if (f->com_known) memcpy(p.com, f->com, sizeof p.com);
+    if (f->inertia_known) memcpy(p.inertia, f->inertia, sizeof p.inertia);
+    return p;
+}
+
+/* The fit of the other four fifths against the held-out equations, next to the payload in use
+ * (pe->res). */
+static void pe_validate(payload_est *pe)
+{
+    payload_est_result *r = &pe->res;
+    dyn_payload est = fit_payload(&r->fit);
+    r->val_rms = payload_acc_rms(pe->val, &est, &r->val_rows);
+    r->val_rms_in_use = payload_acc_rms(pe->val, &pe->in_use, NULL);
+    r->validated = false;
+    if (r->val_rows < PAYLOAD_EST_MIN_ROWS)
+        snprintf(r->val_why, sizeof r->val_why,
+                 "validation: %ld held-out equations, at least %d needed (longer moves)",
+                 r->val_rows, PAYLOAD_EST_MIN_ROWS);
+    else if (!isfinite(r->val_rms))
+        snprintf(r->val_why, sizeof r->val_why,
+                 "validation: the torque error on the held-out samples is not a number");
+    else if (!(r->val_rms <= r->val_rms_in_use))
+        snprintf(r->val_why, sizeof r->val_why,
+                 "validation: the estimate leaves %.4g N m RMS unexplained on %ld held-out "
+                 "equations, more than the payload in use (%.4g kg): %.4g",
+                 r->val_rms, r->val_rows, pe->in_use.mass, r->val_rms_in_use);
+    else
+        r->validated = true;
+}
+
+/* The moves are done and the arm is back: fit, check, then apply or answer. */
 static void pe_fit(payload_est *pe)
 {
     char why[256];
@@ -117,8 +158,29 @@ static void pe_fit(payload_est *pe)
         pe_fail(pe, "failed", "%s", why);
         return;
     }
+    pe_validate(pe);
+    /* checked: the estimate from every equation, itself no worse than the payload in use on
+     * the held-out ones (not validated: the held-out fit's figures, never applied) */
+    payload_fit_result all;
+    if (pe->res.validated && payload_acc_absorb(pe->acc, pe->val) == 0 &&
+        payload_acc_solve(pe->acc, &all, why, sizeof why) == 0) {
+        dyn_payload est = fit_payload(&all);
+        double rms = payload_acc_rms(pe->val, &est, NULL);
+        if (!(rms <= pe->res.val_rms_in_use)) {
+            pe->res.validated = false;
+            snprintf(pe->res.val_why, sizeof pe->res.val_why,
+                     "validation: the estimate from all samples leaves %.4g N m RMS unexplained "
+                     "on the held-out ones, more than the payload in use (%.4g)",
+                     rms, pe->res.val_rms_in_use);
+        }
+        *f = all;
+    }
     if (!pe->rq.apply) {
         pe_finish(pe, 0);
+        return;
+    }
+    if (!pe->res.validated) {
+        pe_fail(pe, "not_validated", "not applied: %s", pe->res.val_why);
         return;
     }
     if (!f->com_known || !(f->mass > 0)) {
@@ -205,7 +267,10 @@ static void pe_feed(payload_est *pe, const ctl_sample *sm)
     for (int i = 1; i < PE_WINDOW; i++)
         for (int j = 0; j < pe->n; j++)
             tau[j] += pe->win[(pe->head + i) % PE_WINDOW].tau_meas[j] / (PE_WINDOW - 1);
-    if (payload_acc_add(pe->acc, mid->q, mid->qd, qdd, tau) > 0) pe->res.samples++;
+    /* every PE_HOLDOUT-th block of PE_BLOCK s checks the fit instead of feeding it */
+    long block = (long)floor((mid->time - pe->t_start) / PE_BLOCK);
+    payload_acc *to = block % PE_HOLDOUT == PE_HOLDOUT - 1 ? pe->val : pe->acc;
+    if (payload_acc_add(to, mid->q, mid->qd, qdd, tau) > 0) pe->res.samples++;
 }
 
 /* Reads and feeds every sample published since the last step. The control thread numbers its
@@ -285,6 +350,7 @@ void payload_est_free(payload_est *pe)
     if (!pe) return;
     ev_timer_stop(pe->loop, &pe->timer);
     payload_acc_free(pe->acc); /* answers still on their way are not awaited */
+    payload_acc_free(pe->val);
     free(pe);
 }
 
@@ -317,7 +383,14 @@ int payload_est_start(payload_est *pe, const payload_est_request *rq,
     /* joints at least this fast give equations: 5 x the Coulomb smoothing band, >= 0.02 */
     double v_min = fmax(0.02, 5 * cfg->model.friction_smoothing);
     pe->acc = payload_acc_create(&cfg->model, v_min);
-    if (!pe->acc) return pe_refuse(err, "internal", "the arm's model cannot be built for the fit");
+    pe->val = payload_acc_create(&cfg->model, v_min);
+    if (!pe->acc || !pe->val) {
+        payload_acc_free(pe->acc);
+        payload_acc_free(pe->val);
+        pe->acc = pe->val = NULL;
+        return pe_refuse(err, "internal", "the arm's model cannot be built for the fit");
+    }
+    ctl_payload_get(pe->c, &pe->in_use);
     pe->caller = *caller;
     pe->rq = *rq;
     pe->n = cfg->n_joints;

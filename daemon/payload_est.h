@@ -10,6 +10,11 @@
  * 4096, about 4 s at 1 kHz). Samples the ring overwrote before they were read (the main loop
  * stalled) end the estimate with an error: nothing is fitted across a hole.
  *
+ * A fifth of the samples (every fifth block of 0.1 s) is held out of the fit and checks it: an
+ * estimate whose held-out torque error is missing (too few equations), not a number, or worse
+ * than the payload in use is not validated, and never applied (apply: an error answer). A
+ * validated estimate is fitted again on every sample, and that one must pass the same check.
+ *
  * One estimate at a time per instance. Its caller gets exactly one answer, through a reply_to of
  * the control side's kind (control.h), never from inside payload_est_start: rc 0 (the figures:
  * payload_est_last_result) or -1 with the error. A fault, an estop, a disable, another
@@ -26,6 +31,8 @@
 #include "daemon/payload_fit.h"
 
 typedef struct payload_est payload_est;
+
+#define PAYLOAD_EST_MIN_ROWS 200 /* held-out equations a validation needs at least */
 
 /* What to do: the poses to move through (n_poses 0 = payload_default_poses around the present
  * one), each move's duration (0 = the shortest the limits allow) and whether to apply the
@@ -49,6 +56,14 @@ typedef struct {
 /* The figures of the last estimate that got as far as the fit. */
 typedef struct {
     payload_fit_result fit;
+    /* the check on the held-out samples (every PE_HOLDOUT-th block, not fitted): the torque
+     * the estimate leaves unexplained there, and the payload in use at the start [N m|N RMS];
+     * validated when there were at least PAYLOAD_EST_MIN_ROWS equations and the estimate's
+     * figure is a number no worse than the one in use (else why says so, with the figures) */
+    double val_rms, val_rms_in_use;
+    long val_rows;
+    bool validated;
+    char val_why[200];
     long samples;    /* samples that added equations */
     int poses;       /* poses moved through (the default ones counted) */
     double duration; /* control time from the start to the end of the move back [s] */

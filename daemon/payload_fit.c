@@ -230,6 +230,31 @@ static void point_inertia(const double *th, double *io)
     io[5] = m * (cc - c[2] * c[2]);
 }
 
+double payload_acc_rms(const payload_acc *a, const dyn_payload *p, long *rows)
+{
+    double th[NT] = {p->mass, p->mass * p->com[0], p->mass * p->com[1], p->mass * p->com[2]};
+    double io[6];
+    point_inertia(th, io); /* about the origin: about the centre + the point mass's */
+    for (int i = 0; i < 6; i++) th[4 + i] = p->inertia[i] + io[i];
+    double ss = 0;
+    for (long i = 0; i < a->rows; i++) {
+        double e = a->b[i];
+        for (int c = 0; c < NT; c++) e -= a->y[i * NT + c] * th[c];
+        ss += e * e;
+    }
+    if (rows) *rows = a->rows;
+    return a->rows ? sqrt(ss / (double)a->rows) : NAN;
+}
+
+int payload_acc_absorb(payload_acc *a, const payload_acc *b)
+{
+    if (reserve(a, b->rows) != 0) return -1;
+    memcpy(a->y + a->rows * NT, b->y, sizeof(double) * NT * (size_t)b->rows);
+    memcpy(a->b + a->rows, b->b, sizeof(double) * (size_t)b->rows);
+    a->rows += b->rows;
+    return 0;
+}
+
 /* An inertia tensor a body can have (ixx ixy ixz iyy iyz izz about its centre): finite, principal
  * moments >= 0 and each at most the sum of the other two (the triangle inequality). */
 static int inertia_physical(const double *in)

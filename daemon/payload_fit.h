@@ -58,6 +58,14 @@ int payload_acc_add(payload_acc *a, const double *q, const double *qd, const dou
  * and the centre's coordinates apart). */
 int payload_acc_solve(const payload_acc *a, payload_fit_result *out, char *why, size_t why_len);
 
+/* The RMS [N m|N] of the torque the payload p (mass, centre and inertia about it, tool frame)
+ * leaves unexplained over a's equations, all of them: a held-out set's check of a fit (and of
+ * the payload in use). *rows gets their count (NULL: not wanted); NaN without equations. */
+double payload_acc_rms(const payload_acc *a, const dyn_payload *p, long *rows);
+/* Appends b's equations to a's (the held-out set into the fit's, once it checked the fit): 0, or
+ * -1 when memory is short (a unchanged). */
+int payload_acc_absorb(payload_acc *a, const payload_acc *b);
+
 /* The default poses around q0 (config joint order) into poses[0..7]: q0, then the last four
  * joints (on a 6-axis arm the elbow and the wrist) turned one to three at a time by 0.5 rad (or
  * 40 % of a joint's range), towards the side with room: the wrist turns the payload against

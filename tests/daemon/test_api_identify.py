@@ -4,7 +4,7 @@ armsim's arm in armd's own process, 1 kHz, computed torque, real socket). armsim
 that differs from the config: `--perturb 3` changes every link's mass, COM and principal moments
 by up to 30 % and its friction by up to 50 % (armd is not told).
 
-Paused, the test running time: armctl identify sends a motion and records its telemetry up to
+Paused, the test running time: armctl identify sends a motion and has armd record it up to
 the motion's end; the test runs simulated time only while armctl records (identify()), so each
 of armctl's requests meets the arm at the same tick and the test gives the same figures run
 after run (the identified model bit for bit).
@@ -49,7 +49,7 @@ VALIDATION_CFG_MIN = 500  # the configured model's validation error / the identi
 ID_OVER_EXACT_MAX = 1.03  # tracking with the identified model / with the exact one
 CFG_OVER_ID_MIN = 40      # tracking with the configured model / with the identified one
 ID_TAIL_S = 0.2      # [s] armctl records a motion up to its last trajectory_done + this
-                     # (tools/armctl/identify.c, ID_TAIL_S)
+                     # (tools/armctl/ident_record.c, ID_TAIL_S)
 MOTION_MAX_S = 120   # [s] of simulated time for a motion of armctl's (50 s by default)
 ARMCTL_WAIT_S = 120  # [s] of wall-clock time for armctl to go on (a bound only)
 
@@ -149,12 +149,9 @@ def identify(args, rig, out, report):
     Time runs only while armctl records a motion: once it says it sent the motion (its
     trajectories each took the tick armd needs to answer them), the test runs the motion through
     and then exactly to where armctl stops recording (_run_motion); armctl then computes and
-    sends the next motion with time standing still (and armd, with no new telemetry to send,
-    does not drop it for not reading while it computes). So each of armctl's requests meets the
-    arm at the same tick, run after run. A recorder of the test's own (10 Hz) sees the motion's
-    end. Subscribed before armctl, it also keeps armd's sample stream running when armctl
-    subscribes: the first subscriber's stream starts at armd's next delivery, not at its
-    subscribe (daemon/telemetry.c), which would make armctl's first samples depend on timing."""
+    sends the next motion with time standing still. So each of armctl's requests meets the arm
+    at the same tick, run after run (armd records each motion from the tick after armctl's
+    record.start). A recorder of the test's own (10 Hz) sees the motion's end."""
     c = rig.client()
     rec = rig.recorder(10)
     period = 1.0 / c.call("info")["rate_hz"]

@@ -349,6 +349,88 @@ static void expect_invalid(int fd, const char *method, const char *params, const
     json_decref(r);
 }
 
+/* The recording methods: record.start records every sample the server drains (the fake hands
+ * out 20 new ticks a read) whatever the client reads; record.fetch pages through them by index
+ * (consecutive ticks, no loss, the page's size as asked); another connection can neither start
+ * one meanwhile (busy) nor fetch this one; bad params are refused naming them (the duration's
+ * bound stated); record.stop ends it and keeps the samples. */
+static void test_record_pages(void **state)
+{
+    (void)state;
+    int fd = connect_client(), other = connect_client();
+    expect_invalid(fd, "record.start", "{\"duration\": 601}", "(0, 600]");
+    expect_invalid(fd, "record.start", "{}", "params.duration");
+    expect_invalid(fd, "record.start", "{\"duration\": 1, \"fields\": [\"q\", \"qq\"]}",
+                   "params.fields[1]");
+    json_t *r = request(fd, "{\"id\": 1, \"method\": \"record.start\", \"params\": "
+                            "{\"duration\": 1, \"fields\": [\"q\", \"tau_meas\"]}}");
+    json_t *res = json_object_get(r, "result");
+    assert_int_equal(json_integer_value(json_object_get(res, "capacity")), 1001);
+    assert_int_equal(json_array_size(json_object_get(res, "fields")), 2);
+    json_decref(r);
+    r = request(other, "{\"id\": 2, \"method\": \"record.start\", \"params\": "
+                       "{\"duration\": 1}}");
+    assert_string_equal(error_code(r), "busy");
+    json_decref(r);
+    r = request(other, "{\"id\": 3, \"method\": \"record.fetch\"}");
+    assert_string_equal(error_code(r), "no_recording");
+    json_decref(r);
+    run_loop_for(0.1); /* a few drains: 20 samples each */
+    expect_invalid(fd, "record.fetch", "{\"max\": 0}", "params.max");
+    expect_invalid(fd, "record.fetch", "{\"from\": 1.5}", "params.from");
+    uint64_t tick = 0;
+    long from = 0;
+    for (int page = 0; page < 3; page++) {
+        char line[160];
+        snprintf(line, sizeof line,
+                 "{\"id\": 4, \"method\": \"record.fetch\", \"params\": {\"from\": %ld, "
+                 "\"max\": 7}}",
+                 from);
+        r = request(fd, line);
+        res = json_object_get(r, "result");
+        json_t *recs = json_object_get(res, "records");
+        assert_int_equal(json_integer_value(json_object_get(res, "from")), from);
+        assert_int_equal(json_array_size(recs), 7);
+        assert_true(json_integer_value(json_object_get(res, "samples")) >= 20);
+        assert_int_equal(json_integer_value(json_object_get(res, "lost")), 0);
+        for (size_t i = 0; i < 7; i++) {
+            json_t *o = json_array_get(recs, i);
+            assert_int_equal(json_integer_value(json_object_get(o, "index")), from + (long)i);
+            uint64_t t = (uint64_t)json_integer_value(json_object_get(o, "tick"));
+            if (tick) assert_int_equal(t, tick + 1);
+            tick = t;
+            assert_float_equal(json_number_value(json_array_get(json_object_get(o, "q"), 0)), 0.25,
+                               0);
+            assert_null(json_object_get(o, "qd"));
+            assert_null(json_object_get(o, "lost_before"));
+        }
+        json_decref(r);
+        from += 7;
+    }
+    r = request(fd, "{\"id\": 5, \"method\": \"record.stop\"}");
+    res = json_object_get(r, "result");
+    assert_true(json_is_true(json_object_get(res, "done")));
+    assert_string_equal(json_string_value(json_object_get(res, "end")), "stopped");
+    long n = (long)json_integer_value(json_object_get(res, "samples"));
+    json_decref(r);
+    run_loop_for(0.05);
+    char line[160];
+    snprintf(line, sizeof line,
+             "{\"id\": 6, \"method\": \"record.fetch\", \"params\": {\"from\": %ld}}", n - 2);
+    r = request(fd, line);
+    res = json_object_get(r, "result");
+    assert_int_equal(json_integer_value(json_object_get(res, "samples")), n); /* stopped */
+    assert_int_equal(json_array_size(json_object_get(res, "records")), 2);
+    json_decref(r);
+    close(fd); /* the owner's disconnect frees it: the other connection may start one */
+    run_loop_for(0.02);
+    r = request(other, "{\"id\": 7, \"method\": \"record.start\", \"params\": "
+                       "{\"duration\": 1}}");
+    assert_non_null(json_object_get(r, "result"));
+    json_decref(r);
+    close(other);
+}
+
 /* payload.get/set reach the control side and every bad payload is refused with a message naming
  * the member; payload.estimate checks its params and the arm's state before it moves anything. */
 static void test_payload_methods(void **state)
@@ -662,6 +744,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_stalled_reader_dropped_after_stall_timeout,
                                         setup_short_timeouts, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input_keeps_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_record_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_max_clients_and_churn, setup, teardown),

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tools/armctl/armctl.h"
 #include "tools/armctl/ident_run.h"
@@ -24,14 +26,28 @@ void ident_write_samples(FILE *out, const char *what, const id_rec *r)
     }
 }
 
-/* The INI fragment: one [joint NAME] section per joint with the identified dynamics keys. */
+/* The INI fragment: one [joint NAME] section per joint with the identified dynamics keys (a
+ * temporary file renamed to path once written). */
 int ident_write_ini(const char *path, const armd_config *cfg, const double *pi,
                     const id_validation *v, const id_validation *v0)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
-        return 1;
+    /* written beside path under a temporary name and renamed once complete: never a partial
+     * file at path */
+    char tmp[4096];
+    FILE *f = stdout;
+    if (strcmp(path, "-") != 0) {
+        int fd = -1;
+        if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) < (int)sizeof tmp) fd = mkstemp(tmp);
+        f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!f) {
+            fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
+            if (fd >= 0) {
+                close(fd);
+                unlink(tmp);
+            }
+            return 1;
+        }
+        fchmod(fd, 0644);
     }
     dyn_model_desc d = cfg->model;
     dyn_params_to_desc(pi, &d);
@@ -57,8 +73,10 @@ int ident_write_ini(const char *path, const armd_config *cfg, const double *pi,
         fprintf(f, "viscous = %.9g\n", jd->viscous);
         fprintf(f, "coulomb = %.9g %.9g\n", jd->coulomb_pos, jd->coulomb_neg);
     }
-    if (f != stdout && fclose(f) != 0) {
+    if (f == stdout) return 0;
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
         fprintf(stderr, ID_PREFIX "%s: %s\n", path, strerror(errno));
+        unlink(tmp);
         return 1;
     }
     return 0;

@@ -1,6 +1,7 @@
 /*
- * ident_run.h — what `armctl identify` (identify.c) and its writers (ident_report.c) share: the
- * command line, a recorded run, the run made ready for the fit and the validation figures.
+ * ident_run.h — what `armctl identify` (identify.c), its recording (ident_record.c) and its
+ * writers (ident_report.c) share: the command line, a recorded run, the run made ready for the
+ * fit and the validation figures.
  * Units: SI, joint side; times in armd's clock [s].
  */
 #ifndef ARMCTL_IDENT_RUN_H
@@ -12,6 +13,8 @@
 #include <jansson.h>
 
 #include "config/config.h"
+#include "tools/armctl/client.h"
+#include "tools/armctl/ident_excite.h"
 #include "tools/armctl/ident_fit.h"
 
 #define ID_PREFIX     "armctl: identify: "
@@ -36,6 +39,7 @@ typedef struct {
     json_int_t first_id, last_id;
     double t_from, t_end, duration;
     bool closed;
+    long lost; /* samples armd's ring lost before its recorder read them */
     char failure[400];
 } id_rec;
 
@@ -54,6 +58,13 @@ typedef struct {
     double rms[DYN_MAX_DOF], tau_rms[DYN_MAX_DOF], percent;
     long samples;
 } id_validation;
+
+/* Runs e periods times and records it into r (ident_record.c, through armd's recorder): 0, or 1
+ * (reported; a motion armd would go on running is cancelled). */
+int ident_run_motion(armctl_conn *c, const ident_excitation *e, int periods, const char *what,
+                     id_rec *r);
+/* Frees r's samples and zeroes it. */
+void ident_rec_free(id_rec *r);
 
 /* The recorded samples as they came (before filtering), appended to out: motion name, armd's
  * time, CLOCK_MONOTONIC, then q, qd, tau per joint. */

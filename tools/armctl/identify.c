@@ -9,9 +9,10 @@
  *    run --periods times, and a validation one with another seed, run once. Each period is one
  *    trajectory (20 points a second with q, qd, qdd), the later ones appended; it starts and ends
  *    at rest at the present pose.
- * 3. Telemetry at the loop rate (q, qd and tau_meas, the torque the servos report with q) of
- *    each run, from its request to its last trajectory_done "done" + 0.2 s; any fault, collision,
- *    state change or other end stops it. Not the commanded tau: the servo applies it rounded to
+ * 3. Samples at the loop rate (q, qd and tau_meas, the torque the servos report with q) of
+ *    each run, recorded by armd and fetched afterwards (ident_record.c), from its request to its
+ *    last trajectory_done "done" + 0.2 s; any fault, collision, state change or other end stops
+ *    it. Not the commanded tau: the servo applies it rounded to
  *    its current resolution (PUMA wrist: 0.018 N m), the loop's feedback answers the rounding,
  *    and that error follows the motion closely enough to bias the fit (the wrist's inertia by
  *    2-4 %). tau_meas is also what acted as q was read, where tau is one tick later.
@@ -21,7 +22,8 @@
  *    stretch's first and last 0.1 s are left out. Every 4th sample feeds the fit (ident_fit.h).
  * 5. Validation: the torque the identified parameters predict on the validation motion against
  *    the measured one (RMS error per joint, and over all joints in % of the torque's RMS), next to
- *    the configured model's.
+ *    the configured model's. No INI without a validation that is long enough, a number, and
+ *    better than the configured model's (validation_refused).
  *
  * Units: SI, joint side (rad, m, N m, N, kg); times in armd's clock [s].
  */
@@ -39,175 +41,14 @@
 #include "tools/armctl/ident_run.h"
 #include "tools/armctl/ident_signal.h"
 
-#define ID_POINT_HZ  20.0 /* trajectory points per second */
-#define ID_TAIL_S    0.2  /* s of samples after the last trajectory_done "done" */
-#define ID_EDGE_S    0.1  /* s left out at each end of a stretch (the filter's start) */
-#define ID_TIMEOUT_S 10.0 /* s past the motion's duration without its end */
-#define ID_V_MIN     0.02 /* [rad/s|m/s] at least: slower joints give no equation */
+#define ID_EDGE_S 0.1  /* s left out at each end of a stretch (the filter's start) */
+#define ID_V_MIN  0.02 /* [rad/s|m/s] at least: slower joints give no equation */
+/* the validation must use at least this share of its motion's duration (gaps and the stretches'
+ * ends take the rest), else no parameters are written */
+#define ID_VALIDATION_MIN 0.5
 /* a joint's equations within this many filter time constants (1 / cutoff) of its velocity
  * reversals are left out (mark_reversals) */
 #define ID_REVERSAL_CUTOFFS 1.5
-
-static void rec_fail(id_rec *r, const char *fmt, ...)
-{
-    if (r->failure[0]) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->failure, sizeof r->failure, fmt, ap);
-    va_end(ap);
-}
-
-static void rec_free(id_rec *r)
-{
-    free(r->t);
-    free(r->mono);
-    free(r->q);
-    free(r->qd);
-    free(r->tau);
-    memset(r, 0, sizeof *r);
-}
-
-/* Appends a telemetry sample; false when memory is short. */
-static bool rec_push(id_rec *r, json_t *p)
-{
-    if (r->len == r->cap) {
-        long cap = r->cap ? 2 * r->cap : 16384;
-        size_t nd = sizeof(double) * (size_t)cap * (size_t)r->n;
-        double *t = realloc(r->t, sizeof(double) * (size_t)cap);
-        if (t) r->t = t;
-        double *mono = realloc(r->mono, sizeof(double) * (size_t)cap);
-        if (mono) r->mono = mono;
-        double *q = realloc(r->q, nd);
-        if (q) r->q = q;
-        double *qd = realloc(r->qd, nd);
-        if (qd) r->qd = qd;
-        double *tau = realloc(r->tau, nd);
-        if (tau) r->tau = tau;
-        if (!t || !mono || !q || !qd || !tau) return false;
-        r->cap = cap;
-    }
-    long i = r->len++;
-    r->t[i] = num(json_object_get(p, "time"));
-    r->mono[i] = num(json_object_get(p, "mono"));
-    /* the torque the servos reported with q (what acted on the arm as q was read, at the
-     * device's current resolution); an armd without it: the one it commanded */
-    bool meas = json_is_array(json_object_get(p, "tau_meas"));
-    const char *tau_key = meas ? "tau_meas" : "tau";
-    r->measured = (i == 0 || r->measured) && meas;
-    for (int j = 0; j < r->n; j++) {
-        r->q[i * r->n + j] = vec_at(p, "q", j);
-        r->qd[i * r->n + j] = vec_at(p, "qd", j);
-        r->tau[i * r->n + j] = vec_at(p, tau_key, j);
-    }
-    return true;
-}
-
-/* stream() callback: samples of the run's window, its end, and anything that stops it. */
-static bool id_message(json_t *m, const char *method, void *ctx)
-{
-    id_rec *r = ctx;
-    json_t *p = json_object_get(m, "params");
-    if (!method) return true;
-    if (strcmp(method, "telemetry") == 0) {
-        double t = num(json_object_get(p, "time"));
-        if (!(t > r->t_from)) return true;
-        if (t > r->t_end) {
-            r->closed = true;
-            return false;
-        }
-        if (t > r->t_from + r->duration + ID_TIMEOUT_S) {
-            rec_fail(r, "the motion did not end within %.0f s of its duration", ID_TIMEOUT_S);
-            return false;
-        }
-        if (!rec_push(r, p)) rec_fail(r, "out of memory after %ld samples", r->len);
-    } else if (strcmp(method, "trajectory_done") == 0) {
-        json_int_t id = json_integer_value(json_object_get(p, "id"));
-        const char *result = json_string_value(json_object_get(p, "result"));
-        if (id < r->first_id || id > r->last_id) return true;
-        /* the goal check after the end: the motion itself ran; an arm whose model is off
-         * (what identification is for) may settle slower than the goal tolerance allows */
-        bool settled_late = result && id == r->last_id && strstr(result, "from the goal");
-        if (settled_late) fprintf(stderr, ID_PREFIX "note: %s\n", result);
-        if (!result || (strcmp(result, "done") != 0 && !settled_late))
-            rec_fail(r, "the excitation trajectory ended \"%s\"", result ? result : "?");
-        else if (id == r->last_id)
-            r->t_end = num(json_object_get(p, "time")) + ID_TAIL_S;
-    } else if (strcmp(method, "fault") == 0) {
-        const char *reason = json_string_value(json_object_get(p, "reason"));
-        rec_fail(r, "fault: %s", reason ? reason : "?");
-    } else if (strcmp(method, "collision") == 0) {
-        const char *joint = json_string_value(json_object_get(p, "joint"));
-        rec_fail(r, "collision detected on joint %s", joint ? joint : "?");
-    } else if (strcmp(method, "state") == 0) {
-        const char *state = json_string_value(json_object_get(p, "state"));
-        if (!state || (strcmp(state, "holding") != 0 && strcmp(state, "moving") != 0))
-            rec_fail(r, "the arm went %s", state ? state : "?");
-    }
-    return !r->failure[0];
-}
-
-/* One period of e as trajectory points (t in (0, T], q, qd, qdd). */
-static json_t *period_points(const ident_excitation *e)
-{
-    json_t *pts = json_array();
-    int count = (int)lround(e->period * ID_POINT_HZ);
-    for (int k = 1; k <= count; k++) {
-        double t = e->period * k / count, q[DYN_MAX_DOF], qd[DYN_MAX_DOF], qdd[DYN_MAX_DOF];
-        ident_excitation_eval(e, t, q, qd, qdd);
-        if (k == count) /* exactly at rest at the start pose */
-            for (int j = 0; j < e->n; j++) {
-                q[j] = e->q0[j];
-                qd[j] = qdd[j] = 0;
-            }
-        json_t *qa = json_array(), *qda = json_array(), *qdda = json_array();
-        for (int j = 0; j < e->n; j++) {
-            json_array_append_new(qa, json_real(q[j]));
-            json_array_append_new(qda, json_real(qd[j]));
-            json_array_append_new(qdda, json_real(qdd[j]));
-        }
-        json_array_append_new(
-            pts, json_pack("{s:f, s:o, s:o, s:o}", "t", t, "q", qa, "qd", qda, "qdd", qdda));
-    }
-    return pts;
-}
-
-/* Runs e periods times and records it into r: 0, or 1 (reported; a motion armd would go on
- * running is cancelled). */
-static int run_motion(armctl_conn *c, const ident_excitation *e, int periods, const char *what,
-                      id_rec *r)
-{
-    json_t *st = call(c, "status", NULL);
-    if (!st) return 1;
-    r->t_from = num(json_object_get(st, "time"));
-    json_decref(st);
-    r->t_end = INFINITY;
-    r->duration = e->period * periods;
-    json_t *pts = period_points(e);
-    for (int p = 0; p < periods; p++) {
-        json_t *res =
-            call(c, "trajectory",
-                 json_pack("{s:O, s:s}", "points", pts, "mode", p ? "append" : "replace"));
-        if (!res) {
-            json_decref(pts);
-            if (p) json_decref(call(c, "cancel", NULL));
-            return 1;
-        }
-        json_int_t id = json_integer_value(json_object_get(res, "id"));
-        if (p == 0) r->first_id = id;
-        r->last_id = id;
-        json_decref(res);
-    }
-    json_decref(pts);
-    fprintf(stderr, ID_PREFIX "%s motion: %.0f s (%d x %.3g s)\n", what, r->duration, periods,
-            e->period);
-    if (stream(c, id_message, r) != 0) return 1;
-    if (r->closed && !r->failure[0]) return 0;
-    if (interrupted) rec_fail(r, "interrupted");
-    fprintf(stderr, ID_PREFIX "%s motion: %s\n", what, r->failure);
-    json_t *x = call(c, "cancel", NULL);
-    json_decref(x);
-    return 1;
-}
 
 /* Sets near[i * n + j] for the samples within reach ticks of a sign change of joint j's raw
  * velocity. There the Coulomb torque steps: the recorded torque, low-passed, spreads the step
@@ -305,6 +146,32 @@ static void validate(ident_fit *f, const double *pi, const id_rec *r, const id_r
     v->percent = all_t > 0 ? 100 * sqrt(all_e / all_t) : NAN;
 }
 
+/* Whether the identified parameters must not be written: their validation (v, on rd's
+ * samples at rate [Hz] of a motion of period [s]) is missing, too short (under
+ * ID_VALIDATION_MIN of the motion), not a number, or no better than the configured model's
+ * (v0) on the same samples. Says why in why, with the figures. */
+static bool validation_refused(const id_validation *v, const id_validation *v0, const id_ready *rd,
+                               double rate, double period, char *why, size_t why_len)
+{
+    double used = (double)rd->used / rate, need = ID_VALIDATION_MIN * period;
+    if (!(used >= need))
+        snprintf(why, why_len,
+                 "validation: %.2f s of the %.3g s validation motion usable (%ld gaps), at least "
+                 "%.3g s needed",
+                 used, period, rd->gaps, need);
+    else if (!(v->percent >= 0 && isfinite(v->percent)))
+        snprintf(why, why_len, "validation: the torque error is not a number (%ld samples)",
+                 v->samples);
+    else if (!(v->percent < v0->percent))
+        snprintf(why, why_len,
+                 "validation: the identified model's torque error %.2f %% is no better than the "
+                 "configured model's %.2f %% on the same motion",
+                 v->percent, v0->percent);
+    else
+        return false;
+    return true;
+}
+
 /* Parses the options; 0, or the usage exit status (reported). */
 static int parse_options(int argc, char **argv, id_options *o)
 {
@@ -397,7 +264,7 @@ static int record_and_prepare(armctl_conn *c, const ident_excitation *e, int per
 {
     memset(r, 0, sizeof *r);
     r->n = n;
-    if (run_motion(c, e, periods, what, r) != 0) return 1;
+    if (ident_run_motion(c, e, periods, what, r) != 0) return 1;
     if (csv) ident_write_samples(csv, what, r);
     if (prepare(r, rate, cutoff, rd) != 0) {
         fprintf(stderr, ID_PREFIX "out of memory\n");
@@ -406,8 +273,8 @@ static int record_and_prepare(armctl_conn *c, const ident_excitation *e, int per
     if (rd->gaps)
         fprintf(stderr,
                 ID_PREFIX "%s motion: %ld gaps in the telemetry (late ticks of a busy host, or "
-                          "samples dropped): %.1f s of %.1f s recorded kept\n",
-                what, rd->gaps, (double)rd->used / rate, (double)r->len / rate);
+                          "%ld samples armd lost): %.1f s of %.1f s recorded kept\n",
+                what, rd->gaps, r->lost, (double)rd->used / rate, (double)r->len / rate);
     return 0;
 }
 
@@ -475,7 +342,8 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
         return 1;
     }
     fprintf(stderr, ID_PREFIX "excitation designed: condition number %.3g\n", cond);
-    double rate = subscribe(c, a.rate_hz);
+    /* events (and 1 Hz telemetry, the time); the samples come from armd's recorder */
+    double rate = subscribe(c, 1) > 0 ? a.rate_hz : 0;
     id_rec rec, vrec;
     id_ready rd = {0}, vrd = {0};
     memset(&rec, 0, sizeof rec);
@@ -533,6 +401,12 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
         fclose(rf);
     }
     ident_write_plot(o.report, fit, res.pi, &vrec, &vrd, &cfg);
+    if (validation_refused(&v, &v0, &vrd, a.rate_hz, va.period, why, sizeof why)) {
+        fprintf(stderr, ID_PREFIX "%s: no parameters written (%s not created); report: %s\n", why,
+                o.out, path);
+        rc = 1;
+        goto out;
+    }
     rc = ident_write_ini(o.out, &cfg, res.pi, &v, &v0);
     if (rc == 0) fprintf(stderr, ID_PREFIX "parameters: %s; report: %s\n", o.out, path);
 out:
@@ -543,8 +417,8 @@ out:
     free(vrd.qdd);
     free(vrd.use);
     free(vrd.near);
-    rec_free(&rec);
-    rec_free(&vrec);
+    ident_rec_free(&rec);
+    ident_rec_free(&vrec);
     ident_fit_free(fit);
     return rc;
 }

@@ -48,6 +48,18 @@ static void print_estimate(const arm_info *a, json_t *r)
     json_t *w = json_object_get(r, "warnings");
     for (size_t i = 0; i < json_array_size(w); i++)
         printf("warning   %s\n", json_string_value(json_array_get(w, i)));
+    json_t *v = json_object_get(r, "validation");
+    bool passed = json_is_true(json_object_get(v, "passed"));
+    printf("check     %.3g N m RMS unexplained on %lld held-out equations (the payload in use: "
+           "%.3g)\n",
+           num(json_object_get(v, "rms")),
+           (long long)json_integer_value(json_object_get(v, "rows")),
+           num(json_object_get(v, "rms_in_use")));
+    if (!passed) {
+        const char *why = json_string_value(json_object_get(v, "why"));
+        printf("not validated: %s\n", why ? why : "this armd does not check its estimate");
+        return;
+    }
     if (json_is_true(json_object_get(r, "applied")))
         printf("applied   (until the next payload set or a restart)\n");
     else if (json_is_array(com))
@@ -125,7 +137,12 @@ static int payload_estimate(armctl_conn *c, int argc, char **argv)
     }
     fprintf(stderr, "armctl: payload estimate: the arm moves through 8 poses and back ...\n");
     json_t *r = call(c, "payload.estimate", p);
-    return r ? print_result(NULL, r, print_estimate) : 1;
+    if (!r) return 1;
+    /* an estimate its held-out samples do not confirm is shown, never offered for use */
+    bool passed = json_is_true(json_object_get(json_object_get(r, "validation"), "passed"));
+    print_result(NULL, r, print_estimate);
+    if (!passed) fprintf(stderr, "armctl: payload estimate: not validated: nothing to use\n");
+    return passed ? 0 : 1;
 }
 
 int cmd_payload(armctl_conn *c, int argc, char **argv)
