@@ -133,16 +133,10 @@ void api_client_send(api_client *cl, const char *data, size_t len)
 
 void api_client_send_json(api_client *cl, json_t *msg)
 {
-    char *text = json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10));
-    if (!text) return;
-    size_t n = strlen(text);
-    char *line = realloc(text, n + 1);
-    if (!line) {
-        free(text);
-        return;
-    }
-    line[n] = '\n';
-    api_client_send(cl, line, n + 1);
+    size_t n;
+    char *line = api_json_line(msg, &n);
+    if (!line) return;
+    api_client_send(cl, line, n);
     free(line);
 }
 

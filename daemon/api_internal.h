@@ -5,6 +5,7 @@
  *
  * Files, one job each, each calling only the files listed before it (and the control side,
  * control.h); a lower file reaches a higher one only through the hooks api_open installs:
+ *   api_json.c     the text of a JSON value: one line, reals in their shortest exact form
  *   api.c          the transport: listening socket, accepting, reading, bounded output,
  *                  dropping slow, idle or vanished clients, the operator slot; calls the
  *                  api_hooks for input, flushed output and the periodic drain
@@ -118,6 +119,12 @@ typedef struct {
     char message[512];
 } api_err;
 
+/* ----------------------------------------------------------------------- api_json.c */
+/* The text of v as one compact line ending in '\n' (its length in *len, without the
+ * terminating 0), each real in the fewest digits (15 to 17) that read back as the same double.
+ * Malloc'd; NULL when memory is short. */
+char *api_json_line(const json_t *v, size_t *len);
+
 /* ---------------------------------------------------------------------------- api.c */
 /* Creates the listening socket (see api_open) and starts accepting; the server's other parts
  * are left zero for api_open to fill. NULL with err on failure. */
@@ -177,6 +184,9 @@ double api_loop_period(api_ctx *x);
 /* JSON forms: a vector of n doubles; non-finite values become null. */
 json_t *api_json_vector(const double *v, int n);
 json_t *api_json_number(double x);
+/* A timestamp [s] rounded to the microsecond (non-finite: null): printed whole by
+ * api_json_line, e.g. a wall clock's 1764294000.123456. */
+json_t *api_json_stamp(double t);
 
 /* ------------------------------------------------------------------------- telemetry.c */
 /* Allocates telemetry's buffers (0, or -1 when memory is short); _stop frees them. */

@@ -129,8 +129,8 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
         "loop", loop, "collision", coll, "clients", x->srv->n_clients);
     double mono, wall;
     api_clock_stamps(x->c, st.time, &mono, &wall);
-    json_object_set_new(*result, "mono", json_real(mono));
-    json_object_set_new(*result, "wall", json_real(wall));
+    json_object_set_new(*result, "mono", api_json_stamp(mono));
+    json_object_set_new(*result, "wall", api_json_stamp(wall));
     return 0;
 }
 

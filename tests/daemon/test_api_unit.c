@@ -225,8 +225,16 @@ static double realtime_offset(void)
     return (double)(w.tv_sec - m.tv_sec) + (double)(w.tv_nsec - m.tv_nsec) * 1e-9;
 }
 
-/* status and telemetry carry mono = the control time's CLOCK_MONOTONIC time (the fake's time 0
- * is 1000 s) and wall = mono + the realtime clock's offset. */
+/* Fails unless |a - b| <= tol, in double precision (cmocka's assert_float_equal is float). */
+#define assert_near(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (tol)))                                                             \
+            fail_msg("%s = %.9f, expected %.9f +- %g", #a, a_, b_, tol);                           \
+    } while (0)
+
+/* status, telemetry and events carry mono = the control time's CLOCK_MONOTONIC time (the fake's
+ * time 0 is FAKE_MONO0) and wall = mono + the realtime clock's offset, both to the microsecond. */
 static void test_clock_stamps(void **state)
 {
     (void)state;
@@ -236,27 +244,34 @@ static void test_clock_stamps(void **state)
     double t = json_number_value(json_object_get(res, "time"));
     double mono = json_number_value(json_object_get(res, "mono"));
     double wall = json_number_value(json_object_get(res, "wall"));
-    assert_float_equal(mono, 1000.0 + t, 1e-9);
-    assert_float_equal(wall - mono, realtime_offset(), 0.5);
+    assert_near(mono, FAKE_MONO0 + t, 1e-7);
+    assert_near(wall - mono, realtime_offset(), 50e-6);
     json_decref(r);
     r = request(fd, "{\"id\": 2, \"method\": \"subscribe\", \"params\": {\"rate_hz\": 1000}}");
     json_decref(r);
-    int seen = 0;
-    for (int i = 0; i < 50 && seen < 3; i++) {
+    /* two state events (the fake's first is before the API's event cursor) */
+    json_decref(request(fd, "{\"id\": 3, \"method\": \"enable\"}"));
+    json_decref(request(fd, "{\"id\": 4, \"method\": \"enable\"}"));
+    int seen = 0, events = 0;
+    for (int i = 0; i < 50 && (seen < 3 || !events); i++) {
         api_telemetry_drain(srv);
         json_t *m = read_line(fd);
         assert_non_null(m);
         json_t *p = json_object_get(m, "params");
-        if (strcmp(json_string_value(json_object_get(m, "method")), "telemetry") == 0) {
-            t = json_number_value(json_object_get(p, "time"));
-            assert_float_equal(json_number_value(json_object_get(p, "mono")), 1000.0 + t, 1e-6);
-            assert_float_equal(json_number_value(json_object_get(p, "wall")) - 1000.0 - t,
-                               realtime_offset(), 0.5);
-            seen++;
+        const char *method = json_string_value(json_object_get(m, "method"));
+        t = json_number_value(json_object_get(p, "time"));
+        mono = json_number_value(json_object_get(p, "mono"));
+        wall = json_number_value(json_object_get(p, "wall"));
+        if (method && (strcmp(method, "telemetry") == 0 || strcmp(method, "state") == 0)) {
+            assert_near(mono, FAKE_MONO0 + t, 1e-7);
+            assert_near(wall - mono, realtime_offset(), 50e-6);
+            seen += method[0] == 't';
+            events += method[0] == 's';
         }
         json_decref(m);
     }
     assert_int_equal(seen, 3);
+    assert_int_equal(events, 1);
     close(fd);
 }
 
