@@ -447,7 +447,7 @@ static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e
 }
 
 /* The methods: a handler, or (fn == NULL) a state command run by state_command();
- * operator = allowed on the operator slot (the connection above max_clients). */
+ * operator = allowed on a restricted connection (one beyond max_clients). */
 static const struct {
     const char *name;
     api_method_fn fn;
@@ -501,8 +501,8 @@ static int run_method(api_ctx *x, size_t m, json_t *params, json_t **result, api
 {
     if (x->cl->restricted && !methods[m].operator)
         return api_fail(e, "restricted",
-                        "this connection holds the operator slot kept above max_clients: only "
-                        "estop, status and disable; '%s' needs a free connection",
+                        "this connection is beyond max_clients: one request, estop, status or "
+                        "disable; '%s' needs a free connection",
                         methods[m].name);
     json_t *empty = NULL;
     if (!params || json_is_null(params)) params = empty = json_object();
