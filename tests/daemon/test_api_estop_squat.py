@@ -125,7 +125,7 @@ def main(args):
             except OSError:
                 pass  # refused already (armd before restricted connections)
             extra.append(s)
-        deadline = time.monotonic() + 0.3
+        deadline = time.monotonic() + 0.8  # within the restricted connections' 1 s
         while (rig.armd_log().count("evicted") - n_log < EXTRA - RESTRICTED_MAX
                and time.monotonic() < deadline):
             time.sleep(0.01)
