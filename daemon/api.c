@@ -1,9 +1,11 @@
 /*
  * api.c — the socket API's transport, the bottom of its stack: listening socket, accepting
- * clients (and the operator slot), reading, bounded non-blocking output and dropping slow, idle
- * or vanished clients (see api.h). Main thread. It calls nothing above it by name: new input,
- * an emptied output queue and the periodic drain go to the hooks api_open installed (which
- * requests run when is api_sched.c's job, the drain telemetry.c's).
+ * clients (and the restricted connections beyond max_clients), reading, bounded non-blocking
+ * output and dropping slow, idle or vanished clients (see api.h). Every deadline is measured on
+ * CLOCK_MONOTONIC (api_mono_now), never on libev's ev_now(), which follows the wall clock. Main
+ * thread. It calls nothing above it by name: new input, an emptied output queue and the periodic
+ * drain go to the hooks api_open installed (which requests run when is api_sched.c's job, the drain
+ * telemetry.c's).
  */
 #include "daemon/api.h"
 
@@ -16,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "daemon/api_internal.h"
@@ -25,6 +28,14 @@
 #define API_DRAIN_S    0.01 /* the periodic hook's period (answers, telemetry, events) [s] */
 
 static void client_flush(api_client *cl);
+
+double api_mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Frees the clients that were dropped since the last call (never inside their callbacks, and
  * never while the control thread still owes one of them an answer: it points at them). With
  * all, every client (the server closes; nothing waits any more). */
@@ -54,8 +65,10 @@ void api_client_drop(api_client *cl, const char *why)
     cl->fd = -1;
     cl->dead = true;
     s->hooks.dropped(cl); /* the layers above forget it (its subscription) */
-    if (s->operator_client == cl) s->operator_client = NULL;
-    s->n_clients--;
+    if (cl->restricted)
+        s->n_restricted--;
+    else
+        s->n_clients--;
     if (why) log_info("api: client %u closed: %s", cl->id, why);
 }
 
@@ -74,7 +87,7 @@ static bool client_write(api_client *cl)
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w > 0) {
             cl->out_off += (size_t)w;
-            cl->out_progress = ev_now(cl->srv->loop);
+            cl->out_progress = api_mono_now();
         } else if (w < 0 && errno == EINTR) {
             continue;
         } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -109,7 +122,7 @@ void api_client_send(api_client *cl, const char *data, size_t len)
         api_client_drop(cl, why);
         return;
     }
-    if (pending == 0) cl->out_progress = ev_now(cl->srv->loop); /* the stall clock starts */
+    if (pending == 0) cl->out_progress = api_mono_now(); /* the stall clock starts */
     if (cl->out_off > 0 && cl->out_len + len > cl->out_cap) {
         memmove(cl->out, cl->out + cl->out_off, pending);
         cl->out_off = 0;
@@ -133,16 +146,10 @@ void api_client_send(api_client *cl, const char *data, size_t len)
 
 void api_client_send_json(api_client *cl, json_t *msg)
 {
-    char *text = json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10));
-    if (!text) return;
-    size_t n = strlen(text);
-    char *line = realloc(text, n + 1);
-    if (!line) {
-        free(text);
-        return;
-    }
-    line[n] = '\n';
-    api_client_send(cl, line, n + 1);
+    size_t n;
+    char *line = api_json_line(msg, &n);
+    if (!line) return;
+    api_client_send(cl, line, n);
     free(line);
 }
 
@@ -169,35 +176,44 @@ void api_client_resume_reading(api_client *cl)
         ev_io_start(cl->srv->loop, &cl->rio);
 }
 
-/* Reads what the client sent (at most API_READ_CHUNK at a time) and hands it to the input
- * hook (the scheduler); at end of file a last unterminated line counts as a line. */
-static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+/* Reads once what the client sent (at most API_READ_CHUNK, API_RESTRICTED_LINE on a restricted
+ * connection) into its input; at end of file a last unterminated line counts as a line. Only
+ * a complete line restarts the idle clock (bytes that end no request keep no slot). */
+static void client_read(api_client *cl)
 {
-    (void)revents;
-    api_client *cl = w->data;
-    api_server *s = cl->srv;
-    if (cl->in_cap - cl->in_len < API_READ_CHUNK + 1) {
-        size_t cap = cl->in_cap ? cl->in_cap * 2 : 2 * API_READ_CHUNK;
+    size_t chunk = cl->restricted ? API_RESTRICTED_LINE : API_READ_CHUNK;
+    if (cl->in_cap - cl->in_len < chunk + 1) {
+        size_t cap = cl->in_cap ? cl->in_cap * 2 : 2 * chunk;
+        while (cap - cl->in_len < chunk + 1) cap *= 2;
         char *p = realloc(cl->in, cap);
         if (!p) {
             api_client_drop(cl, "out of memory");
-            api_reap(s, false);
             return;
         }
         cl->in = p;
         cl->in_cap = cap;
     }
-    ssize_t r = recv(cl->fd, cl->in + cl->in_len, API_READ_CHUNK, MSG_DONTWAIT);
+    ssize_t r = recv(cl->fd, cl->in + cl->in_len, chunk, MSG_DONTWAIT);
     if (r > 0) {
+        if (memchr(cl->in + cl->in_len, '\n', (size_t)r)) cl->last_input = api_mono_now();
         cl->in_len += (size_t)r;
-        cl->last_input = ev_now(loop);
     } else if (r == 0) {
         cl->eof = true;
-        ev_io_stop(loop, &cl->rio);
+        ev_io_stop(cl->srv->loop, &cl->rio);
         if (cl->in_len > 0 && cl->in[cl->in_len - 1] != '\n') cl->in[cl->in_len++] = '\n';
     } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         api_client_drop(cl, strerror(errno));
     }
+}
+
+/* The client sent something: read it and hand it to the input hook (the scheduler). */
+static void client_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    api_client *cl = w->data;
+    api_server *s = cl->srv;
+    client_read(cl);
     if (!cl->dead) s->hooks.input(cl);
     api_reap(s, false);
 }
@@ -224,9 +240,34 @@ static void drop_hung_up(api_server *s)
     }
 }
 
-/* Accepts every pending connection. Beyond max_clients one more is kept as the operator slot
- * (estop, status and disable only: an operator can always stop the arm, whatever the other
- * clients do); beyond that a connection gets an error line and is closed. */
+/* Makes room for one more restricted connection: the oldest one whose request has not run
+ * goes (the oldest of all when every one is waiting for its answer), but first what it has
+ * already sent is read and served, so that a flood of new connections cannot push out an
+ * estop that waits in a socket buffer (its command runs; its reply may be lost). */
+static void evict_restricted(api_server *s)
+{
+    api_client *victim = NULL;
+    for (api_client *cl = s->clients; cl; cl = cl->next) {
+        if (cl->dead || !cl->restricted) continue;
+        bool better = !victim || (victim->served && !cl->served) ||
+                      (victim->served == cl->served && cl->id < victim->id);
+        if (better) victim = cl;
+    }
+    if (!victim) return;
+    if (!victim->served && !victim->eof && !victim->closing) {
+        client_read(victim);
+        if (!victim->dead) s->hooks.input(victim);
+    }
+    char why[128];
+    snprintf(why, sizeof why,
+             "evicted (%d restricted connections beyond max_clients; the oldest goes)",
+             API_RESTRICTED_MAX);
+    if (!victim->dead) api_client_drop(victim, why);
+}
+
+/* Accepts every pending connection. Up to max_clients get the whole API; every one beyond is
+ * restricted: its first request line is served if it is estop, status or disable, then it is
+ * closed (see API_RESTRICTED_*). Whatever other clients hold, a new connection's estop runs. */
 static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
     (void)revents;
@@ -240,6 +281,8 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
             break;
         }
         if (s->n_clients >= s->max_clients) drop_hung_up(s); /* before counting this one */
+        bool restricted = s->n_clients >= s->max_clients;
+        if (restricted && s->n_restricted >= API_RESTRICTED_MAX) evict_restricted(s);
         api_client *cl = calloc(1, sizeof *cl);
         if (!cl) {
             close(fd);
@@ -251,38 +294,30 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
         ev_io_init(&cl->rio, client_read_cb, fd, EV_READ);
         ev_io_init(&cl->wio, client_write_cb, fd, EV_WRITE);
         cl->rio.data = cl->wio.data = cl;
-        cl->last_input = cl->out_progress = ev_now(loop);
+        cl->connected = cl->last_input = cl->out_progress = api_mono_now();
+        cl->restricted = restricted;
         cl->next = s->clients;
         s->clients = cl;
-        s->n_clients++;
-        if (s->n_clients > s->max_clients && !s->operator_client) {
-            cl->restricted = true;
-            s->operator_client = cl;
-            log_notice("api: client %u holds the operator slot (max_clients = %d reached): "
-                       "estop, status and disable only",
-                       cl->id, s->max_clients);
-        } else if (s->n_clients > s->max_clients) {
-            char msg[160];
-            snprintf(msg, sizeof msg,
-                     "too many clients (max_clients = %d, and the operator slot is taken); "
-                     "closing",
-                     s->max_clients);
-            log_warn("api: client %u refused: %s", cl->id, msg);
-            api_client_refuse(cl, "too_many_clients", msg);
-            continue;
+        if (restricted) {
+            s->n_restricted++;
+            log_debug("api: client %u connected, restricted (max_clients = %d reached): one "
+                      "request, estop, status or disable",
+                      cl->id, s->max_clients);
+        } else {
+            s->n_clients++;
+            log_debug("api: client %u connected", cl->id);
         }
-        log_debug("api: client %u connected", cl->id);
         ev_io_start(loop, &cl->rio);
     }
     api_reap(s, false);
 }
 
 /* Drops the clients whose queued output has not moved for stall_timeout (they stopped
- * reading) and those that neither sent anything nor subscribed for idle_timeout (telling them
- * why first). */
+ * reading), closes the restricted ones that sent no complete line within API_RESTRICTED_S and
+ * those that neither sent a request nor subscribed for idle_timeout (telling them why first). */
 static void drop_stalled_and_idle(api_server *s)
 {
-    ev_tstamp now = ev_now(s->loop);
+    double now = api_mono_now();
     for (api_client *cl = s->clients; cl; cl = cl->next) {
         if (cl->dead) continue;
         size_t pending = cl->out_len - cl->out_off;
@@ -291,7 +326,16 @@ static void drop_stalled_and_idle(api_server *s)
             snprintf(why, sizeof why, "not reading (%zu bytes unsent for %.1f s)", pending,
                      now - cl->out_progress);
             api_client_drop(cl, why);
-        } else if (!cl->subscribed && !cl->closing && !cl->waiting &&
+        } else if (cl->restricted && !cl->served && !cl->closing &&
+                   now - cl->connected > API_RESTRICTED_S) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "no complete request line within %.0f s on a connection beyond max_clients "
+                     "(%d); closing",
+                     API_RESTRICTED_S, s->max_clients);
+            log_info("api: client %u: %s", cl->id, msg);
+            api_client_refuse(cl, "idle_timeout", msg);
+        } else if (!cl->restricted && !cl->subscribed && !cl->closing && !cl->waiting &&
                    now - cl->last_input > s->idle_timeout) {
             char msg[128];
             snprintf(msg, sizeof msg, "no request for %.0f s (idle_timeout); closing",
@@ -443,5 +487,5 @@ void api_transport_close(api_server *s)
 
 int api_client_count(const api_server *s)
 {
-    return s->n_clients;
+    return s->n_clients + s->n_restricted;
 }

@@ -9,8 +9,9 @@
  * The loop never waits on the control thread: a command's reply goes out when the control
  * thread has answered (a tick or two later), and that client's next request waits for it.
  * Each client gets a few requests run per loop iteration, so one that floods cannot hold the
- * others (or the signals, timers and watchdog) up. One connection above max_clients is kept
- * for an operator: it may only send estop, status and disable.
+ * others (or the signals, timers and watchdog) up. Connections beyond max_clients are
+ * restricted (api_internal.h API_RESTRICTED_*): one request, estop, status or disable, then
+ * closed; the oldest is evicted for a new one, so a new connection's estop always runs.
  * Output is buffered per client up to API_MAX_OUTPUT bytes with non-blocking writes; a client
  * that does not read (output stuck for stall_timeout, or over API_MAX_OUTPUT) is dropped, and
  * so is one that says nothing for idle_timeout without being subscribed. Nothing here ever
@@ -48,11 +49,11 @@ typedef struct {
     const char *path;     /* socket path */
     unsigned mode;        /* file mode of the socket, e.g. 0660 */
     const char *group;    /* group owning the socket, "" = leave as created */
-    int max_clients;      /* connections beyond it (and the operator slot) are refused */
+    int max_clients;      /* connections beyond it are restricted (see above) */
     double stall_timeout; /* [s] a client whose unsent output made no progress this long is
                              dropped (as is one with API_MAX_OUTPUT unsent) */
-    double idle_timeout;  /* [s] a client that neither sends nor subscribes this long is
-                             dropped */
+    double idle_timeout;  /* [s] a client that neither sends a request line nor subscribes
+                             this long is dropped (CLOCK_MONOTONIC) */
     const char *version;
     api_reload_fn reload;
     void *reload_ctx;

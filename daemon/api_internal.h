@@ -5,8 +5,10 @@
  *
  * Files, one job each, each calling only the files listed before it (and the control side,
  * control.h); a lower file reaches a higher one only through the hooks api_open installs:
+ *   api_json.c     the text of a JSON value: one line, reals in their shortest exact form
  *   api.c          the transport: listening socket, accepting, reading, bounded output,
- *                  dropping slow, idle or vanished clients, the operator slot; calls the
+ *                  dropping slow, idle or vanished clients, the restricted connections
+ *                  beyond max_clients (evicting the oldest); calls the
  *                  api_hooks for input, flushed output and the periodic drain
  *   api_params.c   checking a request's params, the reply target a method hands to its
  *                  command (api_reply_to), the JSON forms of numbers and vectors
@@ -35,6 +37,11 @@
 #define API_LINES_PER_TURN 8 /* requests run per client per loop iteration */
 /* a client whose unsent output is above this gets no more requests run until it reads */
 #define API_OUTPUT_THROTTLE (256 * 1024)
+/* Connections beyond max_clients are restricted (api.c): each is served for its first request
+ * line only, and only for estop, status or disable, then closed once the reply is out. */
+#define API_RESTRICTED_MAX  32   /* most restricted connections at once (the oldest is evicted) */
+#define API_RESTRICTED_S    1.0  /* [s] one without a complete line this long is closed */
+#define API_RESTRICTED_LINE 4096 /* [bytes] longest request line on a restricted connection */
 
 struct api_client;
 struct api_server;
@@ -61,12 +68,15 @@ typedef struct api_client {
     bool eof;                         /* the peer sent everything it will */
     bool closing;                     /* stop reading; close once the output is flushed */
     bool dead;                        /* closed; freed by api_reap() unless waiting */
-    bool restricted;                  /* holds the operator slot: estop, status and disable only */
-    ev_tstamp out_progress;           /* loop time the output queue last moved (or started) */
-    ev_tstamp last_input;             /* loop time of the last bytes received (or the connect) */
-    bool subscribed;                  /* telemetry.c's: gets telemetry and events ... */
-    unsigned decimation;              /* ... one sample per decimation loop periods ... */
-    uint64_t window;                  /* ... the last window of them that got its sample */
+    bool restricted; /* beyond max_clients: one request, estop, status or disable */
+    bool served;     /* restricted: its request has run; closed once answered */
+    /* CLOCK_MONOTONIC times [s] (api_mono_now: a wall clock step moves no deadline) */
+    double connected;    /* accepted */
+    double out_progress; /* the output queue last moved (or started) */
+    double last_input;   /* the last complete request line arrived (or the connect) */
+    bool subscribed;     /* telemetry.c's: gets telemetry and events ... */
+    unsigned decimation; /* ... one sample per decimation loop periods ... */
+    uint64_t window;     /* ... the last window of them that got its sample */
     bool waiting; /* api_sched.c's: a command's answer is owed (the transport keeps the client) */
     api_wait wait;
     struct api_client *next;
@@ -89,8 +99,8 @@ struct api_server {
     ev_timer drain;
     api_hooks hooks;
     char path[108];
-    int max_clients, n_clients;
-    api_client *operator_client;        /* the one connection above max_clients, or NULL */
+    int max_clients, n_clients; /* n_clients: open connections within max_clients */
+    int n_restricted;           /* open restricted ones (beyond it), at most API_RESTRICTED_MAX */
     double stall_timeout, idle_timeout; /* [s], see api_options */
     unsigned next_client_id;
     api_client *clients;
@@ -126,6 +136,12 @@ typedef struct {
     char message[512];
 } api_err;
 
+/* ----------------------------------------------------------------------- api_json.c */
+/* The text of v as one compact line ending in '\n' (its length in *len, without the
+ * terminating 0), each real in the fewest digits (15 to 17) that read back as the same double.
+ * Malloc'd; NULL when memory is short. */
+char *api_json_line(const json_t *v, size_t *len);
+
 /* ---------------------------------------------------------------------------- api.c */
 /* Creates the listening socket (see api_open) and starts accepting; the server's other parts
  * are left zero for api_open to fill. NULL with err on failure. */
@@ -135,6 +151,9 @@ struct api_server *api_transport_open(struct ev_loop *loop, const api_options *o
  * stops the listening socket and the drain timer, unlinks the socket file and frees the server.
  * Whatever a client waited for must be released first (api_close does). */
 void api_transport_close(struct api_server *s);
+/* CLOCK_MONOTONIC now [s]: what the API's deadlines (idle, stall, restricted) are measured on;
+ * libev's ev_now() follows the wall clock. */
+double api_mono_now(void);
 /* Queues bytes for the client (dropping it when its queue is over API_MAX_OUTPUT). */
 void api_client_send(api_client *cl, const char *data, size_t len);
 /* Queues one JSON value as a line. Takes no reference. */
@@ -185,6 +204,9 @@ double api_loop_period(api_ctx *x);
 /* JSON forms: a vector of n doubles; non-finite values become null. */
 json_t *api_json_vector(const double *v, int n);
 json_t *api_json_number(double x);
+/* A timestamp [s] rounded to the microsecond (non-finite: null): printed whole by
+ * api_json_line, e.g. a wall clock's 1764294000.123456. */
+json_t *api_json_stamp(double t);
 
 /* ------------------------------------------------------------------------- telemetry.c */
 /* Allocates telemetry's buffers (0, or -1 when memory is short); _stop frees them. */

@@ -129,8 +129,8 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
         "loop", loop, "collision", coll, "clients", x->srv->n_clients);
     double mono, wall;
     api_clock_stamps(x->c, st.time, &mono, &wall);
-    json_object_set_new(*result, "mono", json_real(mono));
-    json_object_set_new(*result, "wall", json_real(wall));
+    json_object_set_new(*result, "mono", api_json_stamp(mono));
+    json_object_set_new(*result, "wall", api_json_stamp(wall));
     return 0;
 }
 
@@ -447,7 +447,7 @@ static int m_stats_reset(api_ctx *x, json_t *params, json_t **result, api_err *e
 }
 
 /* The methods: a handler, or (fn == NULL) a state command run by state_command();
- * operator = allowed on the operator slot (the connection above max_clients). */
+ * operator = allowed on a restricted connection (one beyond max_clients). */
 static const struct {
     const char *name;
     api_method_fn fn;
@@ -525,8 +525,8 @@ static int run_method(api_ctx *x, size_t m, json_t *params, json_t **result, api
 {
     if (x->cl->restricted && !methods[m].operator)
         return api_fail(e, "restricted",
-                        "this connection holds the operator slot kept above max_clients: only "
-                        "estop, status and disable; '%s' needs a free connection",
+                        "this connection is beyond max_clients: one request, estop, status or "
+                        "disable; '%s' needs a free connection",
                         methods[m].name);
     json_t *empty = NULL;
     if (!params || json_is_null(params)) params = empty = json_object();

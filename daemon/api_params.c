@@ -43,6 +43,11 @@ json_t *api_json_number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+json_t *api_json_stamp(double t)
+{
+    return api_json_number(round(t * 1e6) * 1e-6);
+}
+
 json_t *api_json_vector(const double *v, int n)
 {
     json_t *a = json_array();

@@ -46,16 +46,26 @@ static void sched_kick(api_server *s)
  * rest for the next loop iteration. The transport's input hook. */
 static void sched_pump(api_client *cl)
 {
-    size_t start = 0;
+    size_t start = 0, max_line = cl->restricted ? API_RESTRICTED_LINE : API_MAX_LINE;
+    const char *too_long = cl->restricted ? "request line longer than 4 KiB on a connection "
+                                            "beyond max_clients; closing"
+                                          : "request line longer than 1 MiB; closing";
     for (int ran = 0; ran < API_LINES_PER_TURN && runnable(cl); ran++) {
         char *nl = memchr(cl->in + start, '\n', cl->in_len - start);
         if (!nl) break;
         size_t len = (size_t)(nl - (cl->in + start));
-        if (len > API_MAX_LINE) {
-            api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+        if (len > max_line) {
+            api_client_refuse(cl, "line_too_long", too_long);
             return;
         }
         api_sched_request(cl, cl->in + start, len);
+        if (cl->restricted) { /* its one request: nothing more is read; closed once answered */
+            cl->served = true;
+            cl->in_len = 0;
+            ev_io_stop(cl->srv->loop, &cl->rio);
+            if (!cl->dead && !cl->waiting) api_client_close_when_flushed(cl);
+            return;
+        }
         start += len + 1;
         /* runnable() reads from in[0]: move the rest down before asking again */
         memmove(cl->in, cl->in + start, cl->in_len - start);
@@ -67,8 +77,8 @@ static void sched_pump(api_client *cl)
     if (line) {
         ev_io_stop(cl->srv->loop, &cl->rio); /* run these first; the peer waits meanwhile */
         if (runnable(cl)) sched_kick(cl->srv);
-    } else if (cl->in_len > API_MAX_LINE) {
-        api_client_refuse(cl, "line_too_long", "request line longer than 1 MiB; closing");
+    } else if (cl->in_len > max_line) {
+        api_client_refuse(cl, "line_too_long", too_long);
     } else if (cl->eof) {
         if (!cl->waiting) api_client_close_when_flushed(cl); /* all answered */
     } else {
@@ -124,8 +134,12 @@ static void command_done(void *ctx, int rc, const ctl_error *err, const ctl_resu
         }
         api_reply(cl, id, rc, result, &e);
         json_decref(result);
-        sched_kick(cl->srv);
-        if (!runnable(cl) && !cl->dead) sched_pump(cl); /* read again, or close at EOF */
+        if (cl->restricted) { /* its one request is answered */
+            api_client_close_when_flushed(cl);
+        } else {
+            sched_kick(cl->srv);
+            if (!runnable(cl) && !cl->dead) sched_pump(cl); /* read again, or close at EOF */
+        }
     }
     json_decref(id);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BATCH       200          /* ticks between two deliveries of answers and telemetry */
 #define BACKLOG_MAX (256 * 1024) /* a subscriber this far behind holds simulated time [bytes] */
@@ -28,11 +29,19 @@ struct lockstep_pace {
     ev_prepare prepare;
     ev_idle idle;
     ev_timer timer;
-    ev_tstamp wall0; /* pacing origin: the wall clock ... */
-    double sim0;     /* ... and the control time then */
+    double mono0; /* pacing origin: CLOCK_MONOTONIC [s] (a wall clock step moves no pace) ... */
+    double sim0;  /* ... and the control time then */
     pace_run runs[LOCKSTEP_RUNS];
     lockstep_hooks hooks;
 };
+
+/* CLOCK_MONOTONIC now [s] (libev's ev_now() follows the wall clock). */
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* The furthest control time a sim.run waits for, or -1. */
 static double furthest_run(const lockstep_pace *p)
@@ -55,7 +64,7 @@ static int ticks_due(lockstep_pace *p, double *wait_s)
         return ctl_waiting(p->c) ? 1 : 0; /* a command is answered after its tick */
     }
     if (p->speed > 0) {
-        double due = p->sim0 + p->speed * (ev_now(p->loop) - p->wall0);
+        double due = p->sim0 + p->speed * (mono_now() - p->mono0);
         if (t >= due) {
             *wait_s = (t - due + p->period) / p->speed;
             return 0;
@@ -134,7 +143,7 @@ lockstep_pace *lockstep_pace_start(struct ev_loop *loop, lockstep *ls, ctl *c, d
     p->speed = speed;
     p->paused = paused;
     p->period = 1.0 / ctl_config(c)->rate_hz;
-    p->wall0 = ev_now(loop);
+    p->mono0 = mono_now();
     p->sim0 = lockstep_time(ls);
     ev_prepare_init(&p->prepare, prepare_cb);
     ev_idle_init(&p->idle, idle_cb);

@@ -149,8 +149,8 @@ void api_telemetry_drain(api_server *s)
             double mono, wall;
             api_clock_stamps(s->c, s->events[i].time, &mono, &wall);
             json_t *params = json_object_get(msg, "params");
-            json_object_set_new(params, "mono", json_real(mono));
-            json_object_set_new(params, "wall", json_real(wall));
+            json_object_set_new(params, "mono", api_json_stamp(mono));
+            json_object_set_new(params, "wall", api_json_stamp(wall));
             for (api_client *cl = s->clients; cl; cl = cl->next)
                 if (cl->subscribed && !cl->dead) api_client_send_json(cl, msg);
             json_decref(msg);

@@ -225,11 +225,12 @@ void ctl_status_get(ctl *c, ctl_status *out)
     out->ticks = c->tick;
 }
 
-/* The fake's control time 0 is CLOCK_MONOTONIC 1000 s (a value the tests can recognise). */
+/* The fake's control time 0 is CLOCK_MONOTONIC FAKE_MONO0 s (fake_ctl.h: a value the tests can
+ * recognise, with a microsecond in it that 10 significant digits would lose). */
 double ctl_mono_of(ctl *c, double t)
 {
     (void)c;
-    return 1000.0 + t;
+    return FAKE_MONO0 + t;
 }
 
 int ctl_payload_set(ctl *c, const dyn_payload *payload, const ctl_reply_to *to, ctl_error *err)

@@ -47,6 +47,8 @@ extern struct ctl fake;
 /* Resets the fake to a disabled arm of n joints ("a", "b", ...) at rate_hz, with a fresh
  * eventfd (closed by fake_close). */
 void fake_init(int n, double rate_hz);
+/* CLOCK_MONOTONIC at the fake's control time 0 [s] (ctl_mono_of) */
+#define FAKE_MONO0 100000.000001
 void fake_close(void);
 /* Queues an answer (rc 0, or -1 with code and message) for to; wakes the loop. */
 int fake_answer_later(ctl *c, const ctl_reply_to *to, int rc, const char *code, const char *msg,

@@ -20,7 +20,7 @@ write, a subscriber at the loop rate that never reads, and 7 idle connections. C
    move (the PUMA under gravity never needs all-zero torque; servos switched off behind armd's
    back would show it); after a fault, up to 0.2 s (the stall limit) before it.
 Real armd + armsim on a pty; [socket] max_clients = 16 so that all these connections fit
-(the operator slot is test_api_estop_flood's subject)."""
+(connections beyond max_clients are test_api_estop_flood's and test_api_estop_squat's subject)."""
 import json
 import socket
 import threading

@@ -2,7 +2,8 @@
  * test_api_unit.c — unit test of the socket API (daemon/api*.c, telemetry.c, the payload
  * procedure payload_est.c) against a fake control thread (fake_ctl.c, the only mock: the real
  * control thread and the real armd + armsim are exercised by the integration tests). A real UNIX
- * socket and a real libev loop; the test drives the loop between its client's writes and reads.
+ * socket and a real libev loop (api_harness.c); the test drives the loop between its client's
+ * writes and reads. The connections beyond max_clients are test_api_restricted.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,52 +29,8 @@
 #include "daemon/api_internal.h"
 #include "daemon/payload_est.h"
 
+#include "tests/daemon/api_harness.h"
 #include "tests/daemon/fake_ctl.h"
-
-/* ------------------------------------------------------------------------- harness */
-static struct ev_loop *loop;
-static api_server *srv;
-static char sock_path[108];
-
-static int fake_reload(void *ctx, const ctl_reply_to *to, ctl_error *err)
-{
-    (void)ctx;
-    (void)err;
-    ctl_result res = {0};
-    snprintf(res.changed, sizeof res.changed, "[joint a] kp");
-    return fake_answer_later(&fake, to, 0, NULL, NULL, &res);
-}
-
-static double opt_idle_timeout, opt_stall_timeout; /* 0 = api defaults */
-
-static int setup(void **state)
-{
-    (void)state;
-    fake_init(2, 1000);
-    snprintf(sock_path, sizeof sock_path, "/tmp/armd-test-api-%d.sock", (int)getpid());
-    loop = ev_loop_new(0);
-    api_options o = {.path = sock_path,
-                     .mode = 0600,
-                     .group = "",
-                     .max_clients = 4,
-                     .stall_timeout = opt_stall_timeout,
-                     .idle_timeout = opt_idle_timeout,
-                     .version = "test",
-                     .reload = fake_reload};
-    char err[256];
-    srv = api_open(loop, &fake, &o, err, sizeof err);
-    assert_non_null(srv);
-    return 0;
-}
-
-/* setup with short stall and idle timeouts (0.3 s) */
-static int setup_short_timeouts(void **state)
-{
-    opt_idle_timeout = opt_stall_timeout = 0.3;
-    int r = setup(state);
-    opt_idle_timeout = opt_stall_timeout = 0;
-    return r;
-}
 
 /* The default socket /run/armd/NAME/armd.sock of an armd started by hand: a missing last
  * directory is made (0755), a missing grandparent is an error naming the directory. */
@@ -108,92 +65,6 @@ static void test_socket_dir_made(void **state)
     rmdir(dir);
 }
 
-static int teardown(void **state)
-{
-    (void)state;
-    api_close(srv);
-    ev_loop_destroy(loop);
-    fake_close();
-    assert_int_equal(access(sock_path, F_OK), -1); /* socket file removed */
-    return 0;
-}
-
-static int connect_client(void)
-{
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", sock_path);
-    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-    for (int i = 0; i < 5; i++) ev_run(loop, EVRUN_NOWAIT);
-    return fd;
-}
-
-static void send_all(int fd, const char *data, size_t len)
-{
-    size_t off = 0;
-    while (off < len) {
-        ev_run(loop, EVRUN_NOWAIT);
-        struct pollfd p = {fd, POLLOUT, 0};
-        if (poll(&p, 1, 10) <= 0) continue;
-        ssize_t w = send(fd, data + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w < 0 && errno == EAGAIN) continue;
-        assert_true(w > 0);
-        off += (size_t)w;
-    }
-}
-
-/* Reads one line, running the server loop meanwhile; returns it parsed, or NULL at EOF. */
-static json_t *read_line(int fd)
-{
-    static char buf[1 << 16];
-    size_t len = 0;
-    for (int spins = 0; spins < 2000; spins++) {
-        ev_run(loop, EVRUN_NOWAIT);
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 1) <= 0) continue;
-        char ch;
-        ssize_t r;
-        while ((r = recv(fd, &ch, 1, MSG_DONTWAIT)) == 1) {
-            if (ch == '\n') {
-                json_error_t e;
-                json_t *v = json_loadb(buf, len, 0, &e);
-                assert_non_null(v);
-                return v;
-            }
-            assert_true(len < sizeof buf);
-            buf[len++] = ch;
-        }
-        if (r == 0) return NULL;
-    }
-    fail_msg("no reply from the server");
-    return NULL;
-}
-
-/* Runs the server loop for about `seconds` of real time. */
-static void run_loop_for(double seconds)
-{
-    for (int i = 0; i < (int)(seconds * 1000); i++) {
-        ev_run(loop, EVRUN_NOWAIT);
-        poll(NULL, 0, 1);
-    }
-}
-
-static json_t *request(int fd, const char *line)
-{
-    send_all(fd, line, strlen(line));
-    send_all(fd, "\n", 1);
-    return read_line(fd);
-}
-
-static const char *error_code(json_t *reply)
-{
-    return json_string_value(json_object_get(json_object_get(reply, "error"), "code"));
-}
-static const char *error_message(json_t *reply)
-{
-    return json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
-}
-
 /* ---------------------------------------------------------------------------- tests */
 static void test_info_and_status(void **state)
 {
@@ -225,8 +96,18 @@ static double realtime_offset(void)
     return (double)(w.tv_sec - m.tv_sec) + (double)(w.tv_nsec - m.tv_nsec) * 1e-9;
 }
 
-/* status and telemetry carry mono = the control time's CLOCK_MONOTONIC time (the fake's time 0
- * is 1000 s) and wall = mono + the realtime clock's offset. */
+/* Fails unless |a - b| <= tol, in double precision (cmocka's assert_float_equal is float). */
+#define assert_near(a, b, tol)                                                                     \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        if (!(fabs(a_ - b_) <= (tol)))                                                             \
+            fail_msg("%s = %.9f, expected %.9f +- %g", #a, a_, b_, tol);                           \
+    } while (0)
+
+/* status, telemetry and events carry mono = the control time's CLOCK_MONOTONIC time (the fake's
+ * time 0 is FAKE_MONO0) to the microsecond, and wall = mono + the realtime clock's offset (to
+ * 200 µs: the offset is read twice, here and by the server, and either may be preempted; 10
+ * significant digits put wall off by up to 0.5 s). */
 static void test_clock_stamps(void **state)
 {
     (void)state;
@@ -236,27 +117,34 @@ static void test_clock_stamps(void **state)
     double t = json_number_value(json_object_get(res, "time"));
     double mono = json_number_value(json_object_get(res, "mono"));
     double wall = json_number_value(json_object_get(res, "wall"));
-    assert_float_equal(mono, 1000.0 + t, 1e-9);
-    assert_float_equal(wall - mono, realtime_offset(), 0.5);
+    assert_near(mono, FAKE_MONO0 + t, 1e-7);
+    assert_near(wall - mono, realtime_offset(), 200e-6);
     json_decref(r);
     r = request(fd, "{\"id\": 2, \"method\": \"subscribe\", \"params\": {\"rate_hz\": 1000}}");
     json_decref(r);
-    int seen = 0;
-    for (int i = 0; i < 50 && seen < 3; i++) {
+    /* two state events (the fake's first is before the API's event cursor) */
+    json_decref(request(fd, "{\"id\": 3, \"method\": \"enable\"}"));
+    json_decref(request(fd, "{\"id\": 4, \"method\": \"enable\"}"));
+    int seen = 0, events = 0;
+    for (int i = 0; i < 50 && (seen < 3 || !events); i++) {
         api_telemetry_drain(srv);
         json_t *m = read_line(fd);
         assert_non_null(m);
         json_t *p = json_object_get(m, "params");
-        if (strcmp(json_string_value(json_object_get(m, "method")), "telemetry") == 0) {
-            t = json_number_value(json_object_get(p, "time"));
-            assert_float_equal(json_number_value(json_object_get(p, "mono")), 1000.0 + t, 1e-6);
-            assert_float_equal(json_number_value(json_object_get(p, "wall")) - 1000.0 - t,
-                               realtime_offset(), 0.5);
-            seen++;
+        const char *method = json_string_value(json_object_get(m, "method"));
+        t = json_number_value(json_object_get(p, "time"));
+        mono = json_number_value(json_object_get(p, "mono"));
+        wall = json_number_value(json_object_get(p, "wall"));
+        if (method && (strcmp(method, "telemetry") == 0 || strcmp(method, "state") == 0)) {
+            assert_near(mono, FAKE_MONO0 + t, 1e-7);
+            assert_near(wall - mono, realtime_offset(), 200e-6);
+            seen += method[0] == 't';
+            events += method[0] == 's';
         }
         json_decref(m);
     }
     assert_int_equal(seen, 3);
+    assert_int_equal(events, 1);
     close(fd);
 }
 
@@ -551,42 +439,6 @@ static void test_oversized_line_closes(void **state)
     close(fd);
 }
 
-static void test_max_clients_and_churn(void **state)
-{
-    (void)state;
-    for (int i = 0; i < 300; i++) close(connect_client());
-    for (int i = 0; i < 5; i++) ev_run(loop, EVRUN_NOWAIT);
-    assert_int_equal(api_client_count(srv), 0);
-    int fds[4];
-    for (int i = 0; i < 4; i++) fds[i] = connect_client();
-    /* max_clients (4) reached: the next one gets the operator slot ... */
-    int op = connect_client();
-    json_t *r = request(op, "{\"id\": 1, \"method\": \"enable\"}");
-    assert_string_equal(error_code(r), "restricted");
-    assert_non_null(strstr(error_message(r), "estop, status and disable"));
-    json_decref(r);
-    r = request(op, "{\"id\": 2, \"method\": \"status\"}");
-    assert_non_null(json_object_get(r, "result"));
-    json_decref(r);
-    r = request(op, "{\"id\": 3, \"method\": \"estop\"}");
-    assert_string_equal(json_string_value(json_object_get(json_object_get(r, "result"), "state")),
-                        "estop");
-    assert_int_equal(fake.estops, 1);
-    json_decref(r);
-    /* ... and the one after that is refused */
-    int extra = connect_client();
-    r = read_line(extra);
-    assert_string_equal(error_code(r), "too_many_clients");
-    json_decref(r);
-    assert_null(read_line(extra));
-    close(extra);
-    r = request(fds[3], "{\"id\": 1, \"method\": \"status\"}");
-    assert_non_null(json_object_get(r, "result"));
-    json_decref(r);
-    for (int i = 0; i < 4; i++) close(fds[i]);
-    close(op);
-}
-
 /* A command's reply comes with the control thread's answer; meanwhile that client's next
  * request waits (replies keep the order of requests) and the other clients are served. */
 static void test_waiting_client_keeps_order_others_served(void **state)
@@ -747,7 +599,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_record_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_max_clients_and_churn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_waiting_client_keeps_order_others_served, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_flood_does_not_hold_others_up, setup, teardown),

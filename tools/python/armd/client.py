@@ -87,8 +87,8 @@ class Client:
     @classmethod
     def from_socket(cls, sock: socket.socket, *, timeout: float = DEFAULT_TIMEOUT,
                     max_queued: int = 10000) -> "Client":
-        """A Client on a socket already connected to armd (e.g. one that holds the operator
-        slot). Its timeout bounds sends; calls use ``timeout``."""
+        """A Client on a socket already connected to armd (e.g. one beyond max_clients). Its
+        timeout bounds sends; calls use ``timeout``."""
         self = cls.__new__(cls)
         self._setup(sock, "", timeout, max_queued)
         return self
@@ -301,7 +301,7 @@ class Client:
         return self.call("hold")["state"]
 
     def estop(self) -> str:
-        """Emergency stop (allowed on the operator slot); returns the new state (``estop``)."""
+        """Emergency stop (allowed beyond max_clients too); returns the new state (``estop``)."""
         return self.call("estop")["state"]
 
     def reset(self) -> str:

@@ -65,14 +65,14 @@ class LineTooLong(Error):
 
 
 class TooManyClients(Error):
-    """armd has max_clients connections and its operator slot is taken (``too_many_clients``;
-    the connection is closed)."""
+    """``too_many_clients`` (the connection is closed): sent by armd before its connections
+    beyond max_clients became restricted ones; kept for those versions."""
     code = "too_many_clients"
 
 
 class Restricted(Error):
-    """This connection holds the operator slot: estop, status and disable only
-    (``restricted``)."""
+    """This connection is beyond armd's max_clients: one request, estop, status or disable,
+    then armd closes it (``restricted``)."""
     code = "restricted"
 
 
