@@ -480,34 +480,18 @@ static const struct {
     {"record.stop", api_m_record_stop, NULL, false},
 };
 
-/* A reply's id as JSON text, every real in it with 17 significant digits: the very double the
- * request's id was read as (at the 10 digits of the rest of the reply, an id such as
- * 123456.789012345 came back as 123456.789 and the client could not match its answer). NULL
- * when out of memory. */
-static char *id_text(json_t *id)
-{
-    return json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(17));
-}
-
+/* Sends {"id", "result"} or {"id", "error"}: every real in full (api_json_line), so that a
+ * numeric id comes back as the very double the request's id was read as. */
 void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e)
 {
     if (!id || cl->dead) return;
-    json_t *msg =
-        rc == 0 ? json_pack("{s:O}", "result", result)
-                : json_pack("{s:{s:s, s:s}}", "error", "code", e->code, "message", e->message);
-    char *head = id_text(id);
-    char *body = msg ? json_dumps(msg, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
-    size_t nh = head ? strlen(head) : 0, nb = body ? strlen(body) : 0;
-    char *line = head && body && nb >= 2 ? malloc(nh + nb + 8) : NULL;
-    if (line) { /* {"id":ID,REST-OF-BODY}\n: the id first, as before */
-        int k = snprintf(line, nh + nb + 8, "{\"id\":%s,%s\n", head, body + 1);
-        api_client_send(cl, line, (size_t)k);
-    } else {
+    json_t *msg = rc == 0 ? json_pack("{s:O, s:O}", "id", id, "result", result)
+                          : json_pack("{s:O, s:{s:s, s:s}}", "id", id, "error", "code", e->code,
+                                      "message", e->message);
+    if (msg)
+        api_client_send_json(cl, msg);
+    else
         api_client_drop(cl, "out of memory for a reply");
-    }
-    free(line);
-    free(body);
-    free(head);
     json_decref(msg);
 }
 
