@@ -107,6 +107,27 @@ static void test_each_error_message(void **state)
          false},
         {"rate_hz = 100", "rate_hz = 5000",
          "t.ini:3: [arm] rate_hz: 5000 is out of range: must be 60 to 4000 Hz", 1, 0, false},
+        /* what the arm and its sampled loop can do (config/feasible.h) */
+        {"kd = 20", "kd = 250",
+         "t.ini:23: [joint j1] kd: kd dt = 250 x 0.01 s = 2.5 must be below 2 (the sampled loop's "
+         "stability bound kd dt < 2; kd below 200 at this rate)",
+         1, 0, false},
+        {"kp = 100", "kp = 5000",
+         "t.ini:22: [joint j1] kp: kp dt = 5000 x 0.01 s = 50 must be below 2 kd = 40", 1, 0, true},
+        {"kd = 20", "kd = 20\nki = 5", "t.ini:24: [joint j1] ki: ki = 5 needs i_limit > 0", 1, 0,
+         true},
+        {"rate_hz = 100", "rate_hz = 100\nmax_payload = 0",
+         "t.ini:4: [arm] max_payload: 0 is out of range: must be > 0 and <= 10000 kg", 1, 0, false},
+        {"rate_hz = 100", "rate_hz = 100\nmax_payload = inf",
+         "t.ini:4: [arm] max_payload: expected a number, got 'inf'", 1, 0, false},
+        {"rate_hz = 100", "rate_hz = 100\nmax_payload = 1\npayload_mass = 2",
+         "t.ini:5: [arm] payload_mass: 2 kg is above [arm] max_payload = 1 kg (the arm's rated "
+         "payload)",
+         1, 0, false},
+        {"rate_hz = 100", "rate_hz = 100\ngravity = 0 -9.81 0\npayload_mass = 9",
+         "t.ini:5: [arm] payload_mass: joint j1 needs 10.30 N m to hold the arm with this payload "
+         "at q = 0 (within the joint ranges)",
+         1, 0, true},
         {"rate_hz = 100", "rate_hz = 100\ncoulomb_velocity = planned",
          "t.ini:4: [arm] coulomb_velocity: expected desired or measured, got 'planned'", 1, 0,
          false},
