@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Lockstep: requests the arm cannot physically follow are refused, saying why (PUMA 560 at
+1 kHz, armd --lockstep --paused, the ready pose):
+ - payload.set of a mass whose gravity torque, with the arm's own, exceeds a joint's torque limit
+   at the present pose: refused (code "infeasible"), naming the joint and the N m needed against
+   the limit; a mass above [arm] max_payload (2.5 kg, the example's rated load) refused naming
+   the key; the 2 kg of test_api_payload accepted;
+ - gains.set past the sampled loop's stability bounds (kd dt < 2, kp dt < 2 kd): refused naming
+   the bound and the numbers; ki > 0 on a joint whose i_limit is 0: refused;
+ - a gain change that changes the law's character (kp x 5) refused while the arm moves
+   (code "bad_state"), accepted once it holds; a small one (kd 40 -> 35) accepted mid-move."""
+from test_api_lib import Rig, check, run
+from test_api_tracking import make_points
+
+
+def refused(c, method, params, code, words):
+    """The error of a request that must be refused with code, its message containing words."""
+    m = c.call_full(method, params)
+    check("error" in m, "%s %s was accepted: %s" % (method, params, m))
+    msg = m["error"]["message"]
+    check(m["error"]["code"] == code and all(w in msg for w in words),
+          "%s %s: expected %s naming %s, got %s" % (method, params, code, words, m["error"]))
+    print("%s %s refused: %s" % (method, params, msg))
+    return msg
+
+
+def payload(c):
+    refused(c, "payload.set", {"mass": 50, "com": [0.1, 0, 0]}, "infeasible",
+            ["joint j", "N m", "limit"])
+    refused(c, "payload.set", {"mass": 3.0}, "infeasible", ["max_payload", "2.5"])
+    check(c.call("payload.get")["mass"] == 0, "a refused payload.set changed the payload")
+    p = c.call("payload.set", {"mass": 2.0, "com": [0.1, 0, 0.05]})
+    check(p["mass"] == 2.0, "a feasible payload was not applied: %s" % p)
+    c.call("payload.set", {"mass": 0})
+
+
+def gains(c):
+    refused(c, "gains.set", {"kd": 2500}, "invalid_params", ["j1", "kd", "dt", "2"])
+    refused(c, "gains.set", {"kp": 100000}, "invalid_params", ["j1", "kp", "dt", "kd"])
+    refused(c, "gains.set", {"ki": 10}, "invalid_params", ["j1", "ki", "i_limit"])
+    g = c.call("gains.get")
+    check(g["kp"][0] == 400 and g["kd"][0] == 40 and g["ki"][0] == 0,
+          "a refused gains.set changed the gains: %s" % g)
+
+
+def character(rig, c):
+    info = c.call("info")
+    q0 = c.call("status")["q_des"]
+    c.call("trajectory", {"points": make_points(info, q0)})
+    rig.run(1.0)
+    check(c.call("status")["state"] == "moving", "the arm is not moving")
+    refused(c, "gains.set", {"kp": 2000}, "bad_state", ["j1", "kp", "400", "2000", "moving"])
+    check(c.call("gains.set", {"kd": 35})["kd"][0] == 35, "kd 40 -> 35 mid-move was refused")
+    check(c.call("cancel")["state"] in ("moving", "holding"), "cancel failed")
+    rig.run(3.0)
+    check(c.call("status")["state"] == "holding", "the arm did not come to hold")
+    check(c.call("gains.set", {"kp": 2000})["kp"][0] == 2000, "kp 2000 while holding refused")
+    c.call("gains.set", {"kp": 400, "kd": 40})
+    print("kp 400 -> 2000: refused while moving, accepted while holding")
+
+
+def main(args):
+    with Rig(args, "physical", lockstep="paused") as rig:
+        c = rig.client()
+        payload(c)
+        check(c.call("enable")["state"] == "holding", "enable did not hold")
+        rig.run(0.2)
+        payload(c)
+        gains(c)
+        character(rig, c)
+        c.close()
+
+
+if __name__ == "__main__":
+    run(main)
