@@ -42,13 +42,14 @@ int feas_integral(const char *name, double ki, double i_limit, char *why, size_t
     return 0;
 }
 
-/* The damping ratio's side of 1: -1 under-damped, 0 critical (within 1e-9), +1 over-damped;
- * 0 without a spring (kp = 0). */
+/* The damping ratio zeta = kd / (2 sqrt(kp)) by character: -1 below 1/sqrt(2) (the error
+ * overshoots by more than 4.3 % and its response has a resonant peak), +1 above 1 (over-damped:
+ * it creeps), 0 between (and without a spring, kp = 0). */
 static int damping_side(double kp, double kd)
 {
     if (!(kp > 0)) return 0;
     double zeta = kd / (2 * sqrt(kp));
-    return fabs(zeta - 1) <= 1e-9 ? 0 : zeta < 1 ? -1 : 1;
+    return zeta < M_SQRT1_2 ? -1 : zeta > 1 + 1e-9 ? 1 : 0;
 }
 
 int feas_gain_character(const char *name, const double old[3], const double nu[3], char *why,
@@ -71,9 +72,11 @@ int feas_gain_character(const char *name, const double old[3], const double nu[3
     if (a * b < 0) {
         snprintf(why, len,
                  "joint %s: kp %g -> %g, kd %g -> %g turns the damping ratio kd / (2 sqrt(kp)) "
-                 "from %.3g to %.3g, %s-damped to %s-damped",
+                 "from %.3g to %.3g, %s to %s",
                  name, old[0], nu[0], old[1], nu[1], old[1] / (2 * sqrt(old[0])),
-                 nu[1] / (2 * sqrt(nu[0])), a < 0 ? "under" : "over", b < 0 ? "under" : "over");
+                 nu[1] / (2 * sqrt(nu[0])),
+                 a < 0 ? "under-damped (below 1/sqrt(2))" : "over-damped (above 1)",
+                 b < 0 ? "under-damped (below 1/sqrt(2))" : "over-damped (above 1)");
         return -1;
     }
     return 0;

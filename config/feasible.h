@@ -38,8 +38,9 @@ int feas_integral(const char *name, double ki, double i_limit, char *why, size_t
 
 /* A change of joint name's gains from (kp, kd, ki) old to new that changes the law's character,
  * refused while the arm moves: a gain to or from zero; kp or kd or ki more than doubled or
- * halved; the damping ratio kd / (2 sqrt(kp)) crossing from below 1 to above 1 or back (exactly
- * 1, critical, goes with either). 0 (the same character), or -1 with why. */
+ * halved; the damping ratio kd / (2 sqrt(kp)) crossing from under-damped (below 1/sqrt(2): the
+ * error overshoots by more than 4.3 %) to over-damped (above 1) or back; a change within the
+ * band [1/sqrt(2), 1] or into it passes. 0 (the same character), or -1 with why. */
 int feas_gain_character(const char *name, const double old[3], const double nu[3], char *why,
                         size_t len);
 

@@ -109,10 +109,14 @@ static void test_character(void **state)
         assert_int_equal(rc, cases[i].rc);
         if (cases[i].word) assert_non_null(strstr(why, cases[i].word));
     }
-    /* under-damped (zeta 0.75) to over-damped (zeta 1.3): refused */
-    const double under[3] = {400, 30, 0}, over[3] = {400, 52, 0};
+    /* under-damped (zeta 0.6) to over-damped (zeta 1.15): refused, either way; 0.75 -> 1.3
+     * (from the band [1/sqrt(2), 1]) passes */
+    const double under[3] = {400, 24, 0}, over[3] = {300, 40, 0};
     assert_int_equal(feas_gain_character("j1", under, over, why, sizeof why), -1);
-    assert_non_null(strstr(why, "under-damped to over-damped"));
+    assert_non_null(strstr(why, "from 0.6 to 1.15, under-damped (below 1/sqrt(2)) to over-damped"));
+    assert_int_equal(feas_gain_character("j1", over, under, why, sizeof why), -1);
+    const double band[3] = {400, 30, 0}, over2[3] = {400, 52, 0};
+    assert_int_equal(feas_gain_character("j1", band, over2, why, sizeof why), 0);
 }
 
 /* One revolute joint about z, gravity along -y: the link (1 kg, its centre 0.15 m out) and a
