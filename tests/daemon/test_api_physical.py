@@ -7,8 +7,9 @@
    the key; the 2 kg of test_api_payload accepted;
  - gains.set past the sampled loop's stability bounds (kd dt < 2, kp dt < 2 kd): refused naming
    the bound and the numbers; ki > 0 on a joint whose i_limit is 0: refused;
- - a gain change that changes the law's character (kp x 5) refused while the arm moves
-   (code "bad_state"), accepted once it holds; a small one (kd 40 -> 35) accepted mid-move."""
+ - a gain change that changes the law's character (kp x 5), or another control law, refused
+   while the arm moves (code "bad_state"), accepted once it holds; a small one (kd 40 -> 35)
+   accepted mid-move."""
 from test_api_lib import Rig, check, run
 from test_api_tracking import make_points
 
@@ -50,12 +51,17 @@ def character(rig, c):
     rig.run(1.0)
     check(c.call("status")["state"] == "moving", "the arm is not moving")
     refused(c, "gains.set", {"kp": 2000}, "bad_state", ["j1", "kp", "400", "2000", "moving"])
+    refused(c, "controller.set", {"name": "pd_gravity"}, "bad_state",
+            ["computed_torque -> pd_gravity", "moving"])
     check(c.call("gains.set", {"kd": 35})["kd"][0] == 35, "kd 40 -> 35 mid-move was refused")
     check(c.call("cancel")["state"] in ("moving", "holding"), "cancel failed")
     rig.run(3.0)
     check(c.call("status")["state"] == "holding", "the arm did not come to hold")
     check(c.call("gains.set", {"kp": 2000})["kp"][0] == 2000, "kp 2000 while holding refused")
     c.call("gains.set", {"kp": 400, "kd": 40})
+    check(c.call("controller.set", {"name": "pd_gravity"})["controller"] == "pd_gravity",
+          "controller.set while holding refused")
+    c.call("controller.set", {"name": "computed_torque"})
     print("kp 400 -> 2000: refused while moving, accepted while holding")
 
 
