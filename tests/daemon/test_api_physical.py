@@ -10,6 +10,8 @@
  - a gain change that changes the law's character (kp x 5), or another control law, refused
    while the arm moves (code "bad_state"), accepted once it holds; a small one (kd 40 -> 35)
    accepted mid-move."""
+import os
+
 from test_api_lib import Rig, check, run
 from test_api_tracking import make_points
 
@@ -44,6 +46,16 @@ def gains(c):
           "a refused gains.set changed the gains: %s" % g)
 
 
+def dropin(rig, text):
+    """The drop-in 30-physical.ini with text, or none (text None)."""
+    path = os.path.join(rig.dropin_dir, "30-physical.ini")
+    if text is None:
+        os.remove(path)
+        return
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def character(rig, c):
     info = c.call("info")
     q0 = c.call("status")["q_des"]
@@ -54,15 +66,33 @@ def character(rig, c):
     refused(c, "controller.set", {"name": "pd_gravity"}, "bad_state",
             ["computed_torque -> pd_gravity", "moving"])
     check(c.call("gains.set", {"kd": 35})["kd"][0] == 35, "kd 40 -> 35 mid-move was refused")
+    dropin(rig, "[joint j3]\nkp = 1000\n")
+    refused(c, "reload", {}, "bad_state", ["j3", "kp 400 -> 1000", "moving"])
     check(c.call("cancel")["state"] in ("moving", "holding"), "cancel failed")
     rig.run(3.0)
     check(c.call("status")["state"] == "holding", "the arm did not come to hold")
     check(c.call("gains.set", {"kp": 2000})["kp"][0] == 2000, "kp 2000 while holding refused")
+    check("[joint j3] kp" in c.call("reload")["changed"], "the reload of kp while holding")
+    dropin(rig, "[joint j3]\nkd = 2500\n")
+    refused(c, "reload", {}, "invalid_config", ["30-physical.ini:2: [joint j3] kd: kd dt"])
+    dropin(rig, None)
+    c.call("reload")
     c.call("gains.set", {"kp": 400, "kd": 40})
     check(c.call("controller.set", {"name": "pd_gravity"})["controller"] == "pd_gravity",
           "controller.set while holding refused")
     c.call("controller.set", {"name": "computed_torque"})
     print("kp 400 -> 2000: refused while moving, accepted while holding")
+
+
+def reload_limits(rig, c):
+    """A reload that leaves the payload in use above the new max_payload or torque: refused."""
+    c.call("payload.set", {"mass": 2.0, "com": [0.1, 0, 0.05]})
+    dropin(rig, "[arm]\nmax_payload = 1\n")
+    refused(c, "reload", {}, "infeasible", ["2 kg is above [arm] max_payload = 1 kg"])
+    dropin(rig, "[joint j5]\ntorque = 1\n")
+    refused(c, "reload", {}, "infeasible", ["joint j5 needs", "torque limit of 1.00 N m"])
+    dropin(rig, None)
+    c.call("payload.set", {"mass": 0})
 
 
 def main(args):
@@ -74,6 +104,7 @@ def main(args):
         payload(c)
         gains(c)
         character(rig, c)
+        reload_limits(rig, c)
         c.close()
 
 
