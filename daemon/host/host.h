@@ -189,6 +189,10 @@ int host_change_build(ctl *c, const settings_change *ch, char *changed, size_t l
  * moving; "infeasible": the payload). */
 int host_change_feasible(ctl *c, const settings_change *ch, const law_params *next,
                          const dyn_payload *payload, ctl_error *err);
+/* Plan pl's inverse dynamics (RNEA with gravity, armature, friction and the payload in use)
+ * sampled along it within every joint's torque limit: 0, or -1 with err ("limits", naming the
+ * joint, the time and the torque). */
+int host_plan_feasible(ctl *c, const traj_plan *pl, ctl_error *err);
 
 /* The loop took the in-flight change: its objects (and a reload's configuration) are what runs
  * now. */

@@ -3,8 +3,10 @@
  * (config/feasible.h): every joint's gains within the sampled loop's stability bounds and ki
  * only with i_limit; while the arm moves, no change of the law's character; the payload within
  * [arm] max_payload and, with the arm's own gravity, within every joint's torque limit at the
- * present measured pose and over the joint ranges. Main thread only.
+ * present measured pose and over the joint ranges; a plan whose inverse dynamics exceed a
+ * joint's torque limit somewhere along it. Main thread only.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "config/feasible.h"
@@ -45,4 +47,46 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
         }
     }
     return 0;
+}
+
+/* Samples of a plan checked: every PLAN_STEP_S, at most PLAN_SAMPLES_MAX (a longer plan more
+ * coarsely); about 1 us of RNEA each on a 6-joint arm. */
+#define PLAN_STEP_S      0.005
+#define PLAN_SAMPLES_MAX 2000
+
+int host_plan_feasible(ctl *c, const traj_plan *pl, ctl_error *err)
+{
+    dyn_model_desc desc = c->cfg.model;
+    desc.payload = c->payload;
+    dyn_model *m = dyn_model_create(&desc, NULL, NULL);
+    dyn_data *d = m ? dyn_data_create(m) : NULL;
+    int rc = 0;
+    if (!m || !d) { /* the running model was valid: only memory can fail */
+        ctl_error_set(err, "internal", "out of memory checking the plan's torques");
+        rc = -1;
+        goto out;
+    }
+    int n = (int)fmin(PLAN_SAMPLES_MAX, ceil(pl->duration / PLAN_STEP_S)), seg = 0;
+    for (int i = 0; i <= n && rc == 0; i++) {
+        double t = n > 0 ? pl->duration * i / n : 0, q[CFG_MAX_JOINTS], qd[CFG_MAX_JOINTS],
+               qdd[CFG_MAX_JOINTS], tau[CFG_MAX_JOINTS];
+        traj_sample(pl, t, &seg, q, qd, qdd);
+        dyn_rnea(m, d, q, qd, qdd, NULL, DYN_ALL, tau);
+        for (int j = 0; j < c->n; j++) {
+            double lim = c->cfg.joint[j].torque;
+            if (!(fabs(tau[j]) > lim * (1 + 1e-9))) continue;
+            const char *u = c->cfg.model.joint[j].type == DYN_PRISMATIC ? "N" : "N m";
+            ctl_error_set(err, "limits",
+                          "joint %s needs %.2f %s at t = %.3f s of the plan (gravity, inertia, "
+                          "friction and the payload of armd's model), above its torque limit "
+                          "of %.2f %s (a slower move or another path)",
+                          c->cfg.joint[j].name, fabs(tau[j]), u, t, lim, u);
+            rc = -1;
+            break;
+        }
+    }
+out:
+    dyn_data_free(d);
+    dyn_model_free(m);
+    return rc;
 }

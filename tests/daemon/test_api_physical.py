@@ -5,6 +5,8 @@
    at the present pose: refused (code "infeasible"), naming the joint and the N m needed against
    the limit; a mass above [arm] max_payload (2.5 kg, the example's rated load) refused naming
    the key; the 2 kg of test_api_payload accepted;
+ - a move whose torque along the path (armd's model, with the payload) exceeds a joint's limit:
+   refused naming the joint, the time and the N m;
  - gains.set past the sampled loop's stability bounds (kd dt < 2, kp dt < 2 kd): refused naming
    the bound and the numbers; ki > 0 on a joint whose i_limit is 0: refused;
  - a gain change that changes the law's character (kp x 5), or another control law, refused
@@ -95,6 +97,17 @@ def reload_limits(rig, c):
     c.call("payload.set", {"mass": 0})
 
 
+def trajectory_torque(rig, c):
+    """A move whose inverse dynamics (armd's model) exceed a joint's torque limit: refused."""
+    dropin(rig, "[joint j2]\ntorque = 30\n")
+    c.call("reload")
+    goal = list(c.call("status")["q_des"])
+    goal[1] = 0.0  # the upper arm horizontal: ~46 N m of gravity on j2
+    refused(c, "move_to", {"q": goal}, "limits", ["joint j2 needs", "torque limit of 30.00 N m"])
+    dropin(rig, None)
+    c.call("reload")
+
+
 def main(args):
     with Rig(args, "physical", lockstep="paused") as rig:
         c = rig.client()
@@ -105,6 +118,7 @@ def main(args):
         gains(c)
         character(rig, c)
         reload_limits(rig, c)
+        trajectory_torque(rig, c)
         c.close()
 
 
