@@ -1,7 +1,8 @@
 /* cfg_feasible.c — the loader's checks of what the arm can physically do (feasible.h): each
  * joint's kp, kd within the sampled loop's stability bounds at [arm] rate_hz, ki > 0 only with
- * i_limit > 0, and [arm] payload_mass within max_payload and, with the arm's own gravity, within
- * every joint's torque limit over the joint ranges. */
+ * i_limit > 0, the damping stop's gain within its bound (D dt < 2 H_jj, H_jj at least the
+ * joint's rotor and own link), and [arm] payload_mass within max_payload and, with the arm's own
+ * gravity, within every joint's torque limit over the joint ranges. */
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -42,6 +43,13 @@ void cfg_validate_feasible(cfg_ctx *c, armd_config *cfg)
         if (feas_integral(J->name, J->ki, J->i_limit, why, sizeof why)) {
             at(c, sec, "ki", &file, &line);
             cfg_err(c, file, line, sec, "ki", "%s", tail(why));
+        }
+        if (J->damping > 0 && cfg->rate_hz > 0 &&
+            feas_damping_stable(J->name, J->damping, feas_own_inertia(cfg, j), 1 / cfg->rate_hz,
+                                why, sizeof why)) {
+            const char *s2 = cfg_entry_find(c, sec, "damping") ? sec : "safety";
+            at(c, s2, "damping", &file, &line);
+            cfg_err(c, file, line, s2, "damping", "%s", s2 == sec ? tail(why) : why);
         }
     }
     if (c->n_errors > 0 || !(cfg->model.payload.mass > 0)) return; /* the model is valid */

@@ -30,6 +30,41 @@ int feas_gains_stable(const char *name, double kp, double kd, double dt, char *w
     return 0;
 }
 
+double feas_own_inertia(const armd_config *cfg, int j)
+{
+    dyn_model_desc desc = cfg->model;
+    memset(&desc.payload, 0, sizeof desc.payload);
+    for (int i = j + 1; i < desc.n; i++) {
+        desc.joint[i].mass = 0;
+        memset(desc.joint[i].com, 0, sizeof desc.joint[i].com);
+        memset(desc.joint[i].inertia, 0, sizeof desc.joint[i].inertia);
+    }
+    dyn_model *m = dyn_model_create(&desc, NULL, NULL);
+    dyn_data *d = m ? dyn_data_create(m) : NULL;
+    double q[CFG_MAX_JOINTS] = {0}, H[CFG_MAX_JOINTS * CFG_MAX_JOINTS], h = 0;
+    if (d) {
+        dyn_mass_matrix(m, d, q, DYN_ARMATURE, H);
+        h = H[j * desc.n + j];
+    }
+    dyn_data_free(d);
+    dyn_model_free(m);
+    return h;
+}
+
+int feas_damping_stable(const char *name, double damping, double h, double dt, char *why,
+                        size_t len)
+{
+    if (damping > 0 && h > 0 && !(damping * dt < 2 * h)) {
+        snprintf(why, len,
+                 "joint %s: damping dt = %g x %g s = %g must be below 2 x its inertia (at least "
+                 "%.4g, its rotor and own link) = %.4g: the damping stop's sampled-loop bound "
+                 "D dt < 2 H_jj",
+                 name, damping, dt, damping * dt, h, 2 * h);
+        return -1;
+    }
+    return 0;
+}
+
 int feas_integral(const char *name, double ki, double i_limit, char *why, size_t len)
 {
     if (ki > 0 && !(i_limit > 0)) {

@@ -33,6 +33,16 @@
  * why ("joint NAME: kd dt = ... must be below 2 ..."). kp [1/s^2], kd [1/s]. */
 int feas_gains_stable(const char *name, double kp, double kd, double dt, char *why, size_t len);
 
+/* A lower bound of joint j's inertia H_jj(q) over every pose [kg m^2|kg]: its rotor (armature)
+ * and its own link, which turns with it (the links beyond it only add); the diagonal of H at
+ * q = 0 with the links beyond j and the payload massless. 0 when the model cannot be built. */
+double feas_own_inertia(const armd_config *cfg, int j);
+
+/* The damping stop (tau = G(q) - D qd) on joint name, inertia at least h, sampled at dt: the
+ * velocity steps as qd+ = (1 - D dt / h) qd, stable for D dt < 2 h. 0, or -1 with why. */
+int feas_damping_stable(const char *name, double damping, double h, double dt, char *why,
+                        size_t len);
+
 /* ki > 0 needs i_limit > 0 (else the integral grows without bound): 0, or -1 with why. */
 int feas_integral(const char *name, double ki, double i_limit, char *why, size_t len);
 

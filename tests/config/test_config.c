@@ -116,6 +116,13 @@ static void test_each_error_message(void **state)
          "t.ini:22: [joint j1] kp: kp dt = 5000 x 0.01 s = 50 must be below 2 kd = 40", 1, 0, true},
         {"kd = 20", "kd = 20\nki = 5", "t.ini:24: [joint j1] ki: ki = 5 needs i_limit > 0", 1, 0,
          true},
+        {"kd = 20", "kd = 20\ndamping = 7",
+         "t.ini:24: [joint j1] damping: damping dt = 7 x 0.01 s = 0.07 must be below 2 x its "
+         "inertia (at least 0.0325,",
+         1, 0, true},
+        {"port = /dev/null", "port = /dev/null\n[safety]\ndamping = 7",
+         "t.ini:8: [safety] damping: joint j1: damping dt = 7 x 0.01 s = 0.07 must be below", 1, 0,
+         true},
         {"rate_hz = 100", "rate_hz = 100\nmax_payload = 0",
          "t.ini:4: [arm] max_payload: 0 is out of range: must be > 0 and <= 10000 kg", 1, 0, false},
         {"rate_hz = 100", "rate_hz = 100\nmax_payload = inf",

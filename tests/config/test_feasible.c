@@ -4,7 +4,7 @@
  * zero-order-hold update), gains 1 % inside each bound stay bounded and 1 % outside diverge, and
  * the verdict of feas_gains_stable agrees; ki needs i_limit; the character rule; a payload
  * refused at the present pose, over the joint ranges and above max_payload, a feasible one
- * accepted.
+ * accepted; the damping stop's bound with the joint's own inertia.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -160,6 +160,11 @@ static void test_payload(void **state)
     assert_int_equal(feas_payload(&cfg, &p, q0, why, sizeof why), -1);
     assert_string_equal(why,
                         "9.6 kg is above [arm] max_payload = 9.5 kg (the arm's rated payload)");
+    /* the damping stop: H_11 = 0.01 + 1 x 0.15^2 = 0.0325 kg m^2; D dt < 0.065 at 100 Hz */
+    double h = feas_own_inertia(&cfg, 0);
+    assert_true(fabs(h - 0.0325) < 1e-12);
+    assert_int_equal(feas_damping_stable("j1", 6, h, 0.01, why, sizeof why), 0);
+    assert_int_equal(feas_damping_stable("j1", 7, h, 0.01, why, sizeof why), -1);
     /* without max_payload only the torque counts */
     cfg.max_payload = 0;
     assert_int_equal(feas_payload(&cfg, &p, q0, why, sizeof why), 0);
