@@ -16,6 +16,7 @@ static const char *const arm_keys[] = {"name",
                                        "payload_mass",
                                        "payload_com",
                                        "payload_inertia",
+                                       "max_payload",
                                        "velocity_source",
                                        "velocity_filter_hz",
                                        "friction_smoothing",
@@ -178,6 +179,7 @@ static void apply_arm(cfg_ctx *c, armd_config *cfg)
     cfg_get_vec(c, s, "payload_com", false, 3, R(-100, 100), "m", cfg->model.payload.com);
     cfg_get_vec(c, s, "payload_inertia", false, 6, R(-1e4, 1e4), "kg m^2",
                 cfg->model.payload.inertia);
+    cfg_get_num(c, s, "max_payload", false, R_POS(1e4), "kg", &cfg->max_payload);
     if (cfg_get_enum(c, s, "velocity_source", false, vsources, &v)) cfg->velocity_source = v;
     if (cfg_get_num(c, s, "velocity_filter_hz", false, R(0, 1e6), "Hz", &cfg->velocity_filter_hz) &&
         rate_ok && cfg->velocity_filter_hz >= cfg->rate_hz / 2) {

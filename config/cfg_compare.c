@@ -129,6 +129,7 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF_VEC(&rs, "arm", m, n, tool_xyz, 3);
     DIFF_VEC(&rs, "arm", m, n, tool_rpy, 3);
     CHK(&rs, "arm", "payload_mass", m->payload.mass != n->payload.mass);
+    DIFF(&live, "arm", a, b, max_payload);
     CHK(&rs, "arm", "payload_com", vec_ne(m->payload.com, n->payload.com, 3));
     CHK(&rs, "arm", "payload_inertia", vec_ne(m->payload.inertia, n->payload.inertia, 6));
     DIFF(&rs, "arm", a, b, velocity_source);

@@ -124,6 +124,9 @@ void cfg_apply_joints(cfg_ctx *c, armd_config *cfg);
 void cfg_check_unknown_keys(cfg_ctx *c);
 const char *const *cfg_known_keys(const char *section);
 void cfg_validate_model(cfg_ctx *c, armd_config *cfg);
+/* cfg_feasible.c: gains within the sampled loop's stability bounds, ki with i_limit, the payload
+ * within max_payload and the torque limits (feasible.h) */
+void cfg_validate_feasible(cfg_ctx *c, armd_config *cfg);
 /* cfg_flex.c: the flex_* keys of joint i, and the beams checked against the arm */
 void cfg_apply_flex(cfg_ctx *c, const char *sec, armd_config *cfg, int i);
 void cfg_validate_flex(cfg_ctx *c, armd_config *cfg);

@@ -431,5 +431,6 @@ void cfg_validate_model(cfg_ctx *c, armd_config *cfg)
         issue_ctx x = {c, cfg};
         dyn_desc_validate(&cfg->model, on_issue, &x);
     }
+    cfg_validate_feasible(c, cfg);
     cfg_validate_flex(c, cfg);
 }

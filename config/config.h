@@ -128,6 +128,7 @@ typedef struct {
     char source[CFG_PATH_MAX]; /* main file loaded */
     char name[CFG_NAME_MAX];   /* [arm] name */
     double rate_hz;
+    double max_payload; /* [arm] the rated payload [kg] (maker's data sheet), 0 = not given */
     cfg_controller controller;
     cfg_velocity_source velocity_source;
     double velocity_filter_hz; /* low-pass for differentiated velocity, 0 = none */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config/feasible.h"
 #include "daemon/api_internal.h"
 #include "daemon/payload_est.h"
 #include "daemon/trajectory.h"
@@ -109,11 +110,23 @@ static int get_bounded(json_t *params, const char *key, double lo, double hi, do
     return 0;
 }
 
-/* Remarks on a fit the user should read before trusting it: a centre coordinate whose standard
- * deviation is above 2 mm + 5 % of the centre's distance (the moves barely showed it). */
-static json_t *estimate_warnings(const payload_fit_result *f)
+/* Remarks on a fit the user should read before trusting it: a payload that payload.set would
+ * refuse (above max_payload, or beyond a joint's torque: config/feasible.h), a centre
+ * coordinate whose standard deviation is above 2 mm + 5 % of the centre's distance (the moves
+ * barely showed it). */
+static json_t *estimate_warnings(ctl *c, const payload_fit_result *f)
 {
     json_t *w = json_array();
+    dyn_payload p = {.mass = f->mass};
+    for (int k = 0; f->com_known && k < 3; k++) p.com[k] = f->com[k];
+    for (int k = 0; f->inertia_known && k < 6; k++) p.inertia[k] = f->inertia[k];
+    ctl_status st;
+    ctl_status_get(c, &st);
+    char why[240], msg[300];
+    if (feas_payload(ctl_config(c), &p, st.q, why, sizeof why)) {
+        snprintf(msg, sizeof msg, "payload.set would refuse it: %s", why);
+        json_array_append_new(w, json_string(msg));
+    }
     if (!f->com_known) {
         json_array_append_new(w, json_string("no payload found: the mass is not above 3 standard "
                                              "deviations; the centre is unknown"));
@@ -152,7 +165,7 @@ static json_t *build_estimate(api_client *cl, const ctl_result *res)
         (json_int_t)f->rows, "rows_left_out", (json_int_t)f->rows_left_out, "samples",
         (json_int_t)r->samples, "poses", r->poses, "duration", api_json_number(r->duration),
         "applied", r->applied);
-    if (j) json_object_set_new(j, "warnings", estimate_warnings(f));
+    if (j) json_object_set_new(j, "warnings", estimate_warnings(cl->srv->c, f));
     if (j)
         json_object_set_new(j, "validation",
                             json_pack("{s:o, s:o, s:I, s:b, s:s?}", "rms",

@@ -62,9 +62,12 @@ int reload_request(void *ctx, const ctl_reply_to *to, ctl_error *err)
     if (rep.n_lines || errors) reload_log_report(&rep, r->config_path);
     int rc = -1;
     if (errors) {
+        const char *first = "?"; /* the first error, not a warning before it */
+        for (int i = rep.n_lines - 1; i >= 0; i--)
+            if (!strstr(rep.lines[i], ": warning: ")) first = rep.lines[i];
         ctl_error_set(err, "invalid_config",
                       "%d errors in %s (first: %.150s); kept the running configuration", errors,
-                      r->config_path, rep.n_lines ? rep.lines[0] : "?");
+                      r->config_path, first);
     } else {
         reload_apply_overrides(r, cand);
         q->to = *to;

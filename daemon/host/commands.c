@@ -212,6 +212,7 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
     uint32_t after;
     plan_start(c, append, &s, &after);
     if (traj_build(&c->plans[slot], &c->lim, &s, points, n_points, SAME_TOL, err)) goto out;
+    if (host_plan_feasible(c, &c->plans[slot], err)) goto out;
     rc = submit_plan(c, slot, append, after, host_reply_target(to, &w, &self), err);
 out:
     return traj_finish(c, to, &w, rc, id, duration, err);
@@ -234,6 +235,7 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
     uint32_t after;
     plan_start(c, false, &s, &after);
     if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, err)) goto out;
+    if (host_plan_feasible(c, &c->plans[slot], err)) goto out;
     rc = submit_plan(c, slot, false, 0, host_reply_target(to, &w, &self), err);
 out:
     return traj_finish(c, to, &w, rc, id, duration_out, err);

@@ -13,6 +13,8 @@
  *               waiting callers; the queued settings changes sent one at a time
  *   objects.c   the plan pool and the settings and dynamics objects: built from a change, in
  *               use once the loop took them, freed when it hands them back
+ *   physical.c  what a change asks of the arm: stable gains, no change of the law's character
+ *               mid-move, a payload the joints can hold (config/feasible.h)
  * Calls go down this list only (answers.c reaches a command's follow-up through the function
  * pointer its answer carries).
  */
@@ -185,6 +187,18 @@ void host_dyn_free(loop_dyn *d);
  * when unchanged) into the in-flight record; a reload's keys changed into changed (len bytes).
  * 0, or -1 with err (nothing made). */
 int host_change_build(ctl *c, const settings_change *ch, char *changed, size_t len, ctl_error *err);
+/* ----------------------------------------------------------------------------- physical.c */
+/* Change ch, made into the law's parameters next (NULL: unchanged) and the payload it leaves in
+ * use, against the arm (physical.c's header): 0, or -1 with err naming the joint and the
+ * numbers ("invalid_params": a gain past a bound; "bad_state": a change of character while
+ * moving; "infeasible": the payload). */
+int host_change_feasible(ctl *c, const settings_change *ch, const law_params *next,
+                         const dyn_payload *payload, ctl_error *err);
+/* Plan pl's inverse dynamics (RNEA with gravity, armature, friction and the payload in use)
+ * sampled along it within every joint's torque limit: 0, or -1 with err ("limits", naming the
+ * joint, the time and the torque). */
+int host_plan_feasible(ctl *c, const traj_plan *pl, ctl_error *err);
+
 /* The loop took the in-flight change: its objects (and a reload's configuration) are what runs
  * now. */
 void host_change_accepted(ctl *c);

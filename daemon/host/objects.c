@@ -180,11 +180,17 @@ int host_change_build(ctl *c, const settings_change *ch, char *changed, size_t l
     desc.payload = f->payload;
     if (new_set) {
         loop_settings *s = settings_for(c, ch);
+        if (s && host_change_feasible(c, ch, &s->p, &f->payload, err)) {
+            free(s);
+            goto fail;
+        }
         if (!s || host_obj_add(c, s, false)) {
             free(s);
             goto oom;
         }
         f->set = s;
+    } else if (host_change_feasible(c, ch, NULL, &f->payload, err)) {
+        goto fail;
     }
     if (new_dyn) {
         loop_dyn *d = host_dyn_new(c, &desc, err);

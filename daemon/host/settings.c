@@ -84,8 +84,16 @@ int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_e
     ctl_reply_to self;
     const ctl_reply_to *dst = host_reply_target(to, &w, &self);
     int rc = -1;
+    ctl_status st;
+    ctl_status_get(c, &st);
     if (law != CTRL_COMPUTED_TORQUE && law != CTRL_PD_GRAVITY && law != CTRL_GRAVITY_COMP) {
         ctl_error_set(err, "invalid_params", "unknown controller %d", (int)law);
+    } else if (st.state == CTL_MOVING && law != st.controller) {
+        /* another law is the largest change of character (config/feasible.h) */
+        ctl_error_set(err, "bad_state",
+                      "controller %s -> %s: refused while the arm is moving (change it while "
+                      "holding or disabled)",
+                      cfg_controller_name(st.controller), cfg_controller_name(law));
     } else {
         ctl_pending *p = host_pending_new(c, dst, NULL, err);
         loop_cmd m = {.type = LOOP_CONTROLLER, .law = law};

@@ -49,7 +49,9 @@ static void write_ini(FILE *f, const char *name, const dyn_model_desc *d)
         vec(f, "inertia", j->inertia, 6);
         fprintf(f, "armature = %.17g\nviscous = %.17g\ncoulomb = %.17g %.17g\n", j->armature,
                 j->viscous, j->coulomb_pos, j->coulomb_neg);
-        fprintf(f, "lower = -3\nupper = 3\nvelocity = 2\nacceleration = 5\ntorque = 100\n");
+        /* a torque limit far above what the random links and payload need anywhere in the
+         * ranges (the loader refuses a payload the arm could not hold) */
+        fprintf(f, "lower = -3\nupper = 3\nvelocity = 2\nacceleration = 5\ntorque = 10000\n");
         fprintf(f, "kp = 100\nkd = 20\nid = %d\ntorque_per_amp = 1\n\n", i + 1);
     }
 }

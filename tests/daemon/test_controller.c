@@ -2,7 +2,8 @@
  * test_controller.c — control laws of daemon/controller.h against torques computed by hand
  * for a 2-DOF planar arm (point masses at the link tips; Craig, "Introduction to Robotics",
  * example 6.6, the same arm as seed 003), the Coulomb term's velocity, plus the torque clamp
- * and rate limit.
+ * and rate limit; the computed-torque law in a sampled loop at config/feasible.h's stability
+ * bounds.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "config/feasible.h"
 #include "daemon/controller.h"
 
 #define L1    0.7
@@ -265,6 +267,67 @@ static void clamp_and_rate_limit(void **state)
     assert_true(fabs(tau[1] - 1.5) < 1e-12);
 }
 
+/* The largest |e| over the last tenth of n periods of armd's computed-torque law on one joint
+ * turning about the vertical (no gravity torque; inertia I = 0.5 kg x (0.5 m)^2 + armature 0.1),
+ * its torque held over each period dt: the exact zero-order-hold step of the rigid joint (what
+ * armsim's RK4 computes for a held torque). From e = 1e-3 rad at rest, q_des = 0. */
+static double sampled_loop(double kp, double kd, double dt, int n)
+{
+    dyn_model_desc d;
+    memset(&d, 0, sizeof d);
+    d.n = 1;
+    d.joint[0].type = DYN_REVOLUTE;
+    d.joint[0].form = DYN_DH_STANDARD;
+    d.joint[0].a = 0.5;
+    d.joint[0].mass = 0.5;
+    d.joint[0].armature = 0.1;
+    d.gravity[2] = -G;
+    dyn_model *m = dyn_model_create(&d, NULL, NULL);
+    dyn_data *dd = dyn_data_create(m);
+    law_dyn one = {&dyn_general, m, dd};
+    const double inertia = 0.5 * 0.25 + 0.1;
+    law_params p;
+    memset(&p, 0, sizeof p);
+    p.n = 1;
+    p.kp[0] = kp;
+    p.kd[0] = kd;
+    law_state s;
+    law_reset(&s, 1);
+    double q = -1e-3, qd = 0, zero = 0, tau, peak = 0;
+    for (int k = 0; k < n && fabs(q) < 1e6; k++) {
+        law_compute(CTRL_COMPUTED_TORQUE, &p, &one, &q, &qd, &zero, &zero, &zero, dt, &s, &tau);
+        double acc = tau / inertia;
+        q += qd * dt + 0.5 * acc * dt * dt;
+        qd += acc * dt;
+        if (k >= n - n / 10) peak = fmax(peak, fabs(q));
+    }
+    dyn_data_free(dd);
+    dyn_model_free(m);
+    return fabs(q) < 1e6 ? peak : INFINITY;
+}
+
+/* armd's law on a sampled joint against config/feasible.h's bounds: 1 % inside each bound the
+ * error stays below its start, 1 % outside it grows a hundredfold. */
+static void gains_at_the_stability_bounds(void **state)
+{
+    (void)state;
+    const double dt = 0.001, e0 = 1e-3;
+    /* kd dt < 2 (kp dt^2 = kd dt / 2) */
+    char why[256];
+    assert_true(sampled_loop(0.5 * 1.98 / (dt * dt), 1.98 / dt, dt, 5000) < e0);
+    assert_int_equal(feas_gains_stable("j", 0.5 * 1.98 / (dt * dt), 1.98 / dt, dt, why, 256), 0);
+    assert_true(sampled_loop(0.5 * 2.02 / (dt * dt), 2.02 / dt, dt, 5000) > 100 * e0);
+    assert_int_equal(feas_gains_stable("j", 0.5 * 2.02 / (dt * dt), 2.02 / dt, dt, why, 256), -1);
+    /* kp dt < 2 kd (kd dt = 1) */
+    double kd = 1 / dt;
+    assert_true(sampled_loop(0.99 * 2 * kd / dt, kd, dt, 5000) < e0);
+    assert_int_equal(feas_gains_stable("j", 0.99 * 2 * kd / dt, kd, dt, why, 256), 0);
+    assert_true(sampled_loop(1.01 * 2 * kd / dt, kd, dt, 5000) > 100 * e0);
+    assert_int_equal(feas_gains_stable("j", 1.01 * 2 * kd / dt, kd, dt, why, 256), -1);
+    /* the PUMA example's gains, far inside */
+    assert_true(sampled_loop(400, 40, dt, 5000) < 1e-6 * e0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +338,7 @@ int main(void)
         cmocka_unit_test(gravity_comp_and_damping_match_hand),
         cmocka_unit_test(integral_is_bounded),
         cmocka_unit_test(clamp_and_rate_limit),
+        cmocka_unit_test(gains_at_the_stability_bounds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
