@@ -11,11 +11,14 @@ servos' bus watchdog off (only armd can zero the torque).
    connection beyond max_clients, keeping at most RESTRICTED_MAX of them and evicting the
    oldest) hold partial lines too; no squatter ever reads. Once armd has evicted the surplus
    (its log), a new connection sends estop. Checked: the reply says estop and the connection
-   is closed after it (restricted), status on another new connection says estop, and the reply
+   is closed after it (restricted), status on another new connection says estop (and through
+   `armctl --json status`, whose one request is the status: wall with its fraction), and the reply
    time and the latency to zero torque are within the baseline's + 20 ms.
 Clocks as in test_api_estop_flood (whose helpers this uses)."""
 import json
+import re
 import socket
+import subprocess
 import threading
 import time
 
@@ -140,12 +143,20 @@ def main(args):
             probe = Client(rig.sock)  # beyond max_clients too
             st = probe.call("status")
             probe.close()
+            # armctl status on a connection beyond max_clients: its one request is the status
+            p = subprocess.run([args.armctl, "-s", rig.sock, "--json", "status"],
+                               capture_output=True, text=True, timeout=10)
         finally:
             stop.set()
             alive.join()
         late = st["loop"]["lateness_us"]["max"] * 1e-6
         check(rest == b"", "the estop's connection was not closed after its reply: %r" % rest)
         check(st["state"] == "estop", "status after the estop: %s" % st["state"])
+        check(p.returncode == 0 and json.loads(p.stdout or "{}").get("state") == "estop",
+              "armctl status with every slot squatted: exit %d\nstdout: %s\nstderr: %s" %
+              (p.returncode, p.stdout, p.stderr))
+        check(re.search(r'"wall": \d+\.\d{2,}', p.stdout),
+              "armctl --json status: wall without its fraction: %s" % p.stdout[:300])
         check(evicted >= EXTRA - RESTRICTED_MAX, "armd evicted %d of the %d squatters beyond "
               "max_clients before the estop (the restricted connections were not all taken)" %
               (evicted, len(extra)))

@@ -8,10 +8,10 @@
 
 #include "tools/armctl/armctl.h"
 
-/* Prints v as indented JSON. */
+/* Prints v as indented JSON, reals to 16 significant digits (a wall clock's microseconds). */
 void print_json(json_t *v)
 {
-    char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(16));
     if (s) puts(s);
     free(s);
 }
