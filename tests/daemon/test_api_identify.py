@@ -141,6 +141,20 @@ def _run_motion(rig, c, rec, period, what):
     rig.run(left)
 
 
+def start_identify(args, rig, out, report, extra=()):
+    """armctl identify started, its stderr lines in a queue as they come (and kept in err), its
+    stdout kept in text: (process, lines, err, text, the two reader threads)."""
+    p = subprocess.Popen([args.armctl, "-s", rig.sock, "identify", "--out", out, "--report",
+                          report] + list(extra),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines, err, text = queue.Queue(), [], []
+    readers = [threading.Thread(target=_lines, args=a, daemon=True)
+               for a in ((p.stderr, lines, err), (p.stdout, queue.Queue(), text))]
+    for t in readers:
+        t.start()
+    return p, lines, err, text, readers
+
+
 def identify(args, rig, out, report):
     """Runs armctl identify (the defaults) on paused simulated time and checks what every run
     must show: exit 0, no late tick, overrun or read gap meanwhile and no gap in the telemetry
@@ -156,14 +170,7 @@ def identify(args, rig, out, report):
     rec = rig.recorder(10)
     period = 1.0 / c.call("info")["rate_hz"]
     before = loop_counts(c)
-    p = subprocess.Popen([args.armctl, "-s", rig.sock, "identify", "--out", out, "--report",
-                          report], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines, err, text = queue.Queue(), [], []
-    readers = [threading.Thread(target=_lines, args=(p.stderr, lines, err), daemon=True),
-               threading.Thread(target=_lines, args=(p.stdout, queue.Queue(), text),
-                                daemon=True)]
-    for t in readers:
-        t.start()
+    p, lines, err, text, readers = start_identify(args, rig, out, report)
     try:
         for what in ("identification", "validation"):
             if _next_motion(lines, what) is None:

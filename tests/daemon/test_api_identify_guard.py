@@ -16,14 +16,12 @@ with a short excitation (1 x 4 s, and a 4 s validation motion) to keep it quick.
   of the torque RMS, the same each run): armctl exits 1, says so with both figures, and no INI
   (nor a temporary one) is left in its directory."""
 import os
-import queue
 import re
 import signal
-import subprocess
-import threading
 import time
 
-from test_api_identify import ARMCTL_WAIT_S, _lines, _next_motion, _run_motion, validation_figures
+from test_api_identify import (ARMCTL_WAIT_S, _next_motion, _run_motion, start_identify,
+                               validation_figures)
 from test_api_lib import LOCKSTEP_DROPIN, READY_POSE, Rig, check, run
 
 SEED = "3"
@@ -39,15 +37,7 @@ def identify(args, rig, out, report, stop_in=None):
     c = rig.client()
     rec = rig.recorder(10)
     period = 1.0 / c.call("info")["rate_hz"]
-    p = subprocess.Popen([args.armctl, "-s", rig.sock, "identify", "--out", out, "--report",
-                          report] + list(SHORT),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines, err, text = queue.Queue(), [], []
-    readers = [threading.Thread(target=_lines, args=(p.stderr, lines, err), daemon=True),
-               threading.Thread(target=_lines, args=(p.stdout, queue.Queue(), text),
-                                daemon=True)]
-    for t in readers:
-        t.start()
+    p, lines, err, text, readers = start_identify(args, rig, out, report, SHORT)
     try:
         for what in ("identification", "validation"):
             if _next_motion(lines, what) is None:
