@@ -3,7 +3,8 @@
 other connections send malformed, out-of-range and abusive requests (non-finite and absurd
 durations and rates, NaN/Infinity literals, wrong vector lengths, strings for numbers, huge and
 deeply nested arrays, invalid UTF-8, a duplicate key, numbers that overflow, unknown methods,
-params and ids of the wrong type), a 1 MiB + 1 byte line without a newline, a 5 MB line,
+params and ids of the wrong type, what the arm cannot follow: a 50 kg payload, kd past the
+sampled loop's stability bound, kp × 4.25 while moving; a 1e6 s recording), a 1 MiB + 1 byte line without a newline, a 5 MB line,
 half-written lines (then a half close, or a full close), a flood of 2000 status requests in one
 write, a subscriber at the loop rate that never reads, and 7 idle connections. Checked:
  - every refused request gets a JSON error object {"id", "error": {"code", "message"}} with the
@@ -119,6 +120,10 @@ def refused_requests(n, q0, target):
         ("payload.set mass NaN", "payload.set", '{"mass": NaN}', "parse_error"),
         ("payload.set inertia indefinite", "payload.set",
          '{"mass": 1, "inertia": [1, 2, 0, 1, 0, 1]}', "invalid_params"),
+        ("payload.set 50 kg (max_payload 2.5)", "payload.set", '{"mass": 50}', "infeasible"),
+        ("gains.set kd 2500 (kd dt = 2.5 > 2)", "gains.set", '{"kd": 2500}', "invalid_params"),
+        ("gains.set kp 400 -> 1700 while moving", "gains.set", '{"kp": 1700}', "bad_state"),
+        ("record.start 1e6 s", "record.start", '{"duration": 1e6}', "invalid_params"),
         ("payload.estimate poses [] ", "payload.estimate", '{"poses": []}', "invalid_params"),
         ("payload.estimate 33 poses", "payload.estimate", '{"poses": %s}' % (
             "[" + ",".join([vec(target)] * 33) + "]"), "invalid_params"),
