@@ -4,9 +4,10 @@ other connections send malformed, out-of-range and abusive requests (non-finite 
 durations and rates, NaN/Infinity literals, wrong vector lengths, strings for numbers, huge and
 deeply nested arrays, invalid UTF-8, a duplicate key, numbers that overflow, unknown methods,
 params and ids of the wrong type, what the arm cannot follow: a 50 kg payload, kd past the
-sampled loop's stability bound, kp × 4.25 while moving; a 1e6 s recording), a 1 MiB + 1 byte line without a newline, a 5 MB line,
-half-written lines (then a half close, or a full close), a flood of 2000 status requests in one
-write, a subscriber at the loop rate that never reads, and 7 idle connections. Checked:
+sampled loop's stability bound, kp × 4.25 while moving; a 1e6 s recording), a 1 MiB + 1 byte
+line without a newline, a 5 MB line, half-written lines (then a half close, or a full close), a
+flood of 2000 status requests in one write, a subscriber at the loop rate that never reads, and
+7 idle connections. Checked:
  - every refused request gets a JSON error object {"id", "error": {"code", "message"}} with the
    expected code and its own id back (null where the line is no JSON); the connections that
    must be closed are closed after their error; the harmless ones (status flood, an object as
