@@ -213,6 +213,9 @@ static void note_write(loop *L, const loop_out *o)
 void loop_step(loop *L, const loop_in *in, loop_out *o)
 {
     out_begin(o, in->t);
+    /* the read and write clocks start at the first tick (sense_init knew no time yet): before
+     * any state came, a gap counts from here, not from the driver clock's zero */
+    if (L->tick == 0) sense_forgive(&L->sense, in->now_ns);
     L->tick++;
     L->time = in->t;
     L->t0_ns = in->t0_ns;

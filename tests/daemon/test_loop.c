@@ -195,6 +195,29 @@ static void enable(void)
 
 /* ---------------------------------------------------------------------------------- cases */
 
+/* Reads that fail from the very first tick fault only once they are max_failed_reads and
+ * max_read_gap_ms long counted from that tick (not from the driver clock's zero, which made
+ * three failed reads at start a fault "no state for" the machine's uptime) */
+static void failed_reads_at_start_count_from_the_first_tick(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    int max = R->cfg.safety.max_failed_reads;
+    double gap_ms = R->cfg.safety.max_read_gap_ms;
+    assert_true(max * R->period * 1e3 < gap_ms); /* the gap rule is the one that waits */
+    R->fail_reads = 1000000;
+    int k = 0;
+    while (state() != CTL_FAULT && k < 100000) {
+        tick();
+        k++;
+    }
+    assert_int_equal(state(), CTL_FAULT);
+    double waited_ms = (k - 1) * R->period * 1e3; /* from the first tick to the faulting one */
+    assert_true(k >= max);
+    assert_true(waited_ms >= gap_ms - R->period * 1e3);
+    assert_true(waited_ms <= gap_ms + 2 * R->period * 1e3);
+}
+
 static void enable_waits_for_a_fresh_state_then_the_servos(void **st)
 {
     (void)st;
@@ -594,6 +617,7 @@ int main(int argc, char **argv)
     }
     config_path = argv[1];
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(failed_reads_at_start_count_from_the_first_tick, rig_close),
         cmocka_unit_test_teardown(enable_waits_for_a_fresh_state_then_the_servos, rig_close),
         cmocka_unit_test_teardown(enable_refused_when_no_state_comes, rig_close),
         cmocka_unit_test_teardown(enable_waits_half_a_second_at_most, rig_close),
