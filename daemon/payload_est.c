@@ -374,11 +374,15 @@ int payload_est_start(payload_est *pe, const payload_est_request *rq,
                          pe->caller.name);
     ctl_status st;
     ctl_status_get(pe->c, &st);
-    if (st.state != CTL_HOLDING || st.traj_id != 0)
+    if (st.state != CTL_HOLDING || st.traj_id != 0) {
+        /* the step that leads to holding from each state (daemon/safety.c) */
+        const char *step = st.state == CTL_FAULT || st.state == CTL_ESTOP ? "reset and enable it"
+                           : st.state == CTL_DISABLED                     ? "enable it"
+                                                      : "let the trajectory end or cancel it";
         return pe_refuse(err, "bad_state",
-                         "payload.estimate needs the arm holding at rest (now %s%s): enable it "
-                         "and let any trajectory finish",
-                         ctl_state_name(st.state), st.traj_id ? ", moving" : "");
+                         "payload.estimate needs the arm holding at rest (now %s%s); %s first",
+                         ctl_state_name(st.state), st.traj_id ? ", moving" : "", step);
+    }
     const armd_config *cfg = ctl_config(pe->c);
     /* joints at least this fast give equations: 5 x the Coulomb smoothing band, >= 0.02 */
     double v_min = fmax(0.02, 5 * cfg->model.friction_smoothing);

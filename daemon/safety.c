@@ -66,19 +66,26 @@ bool sf_command_allowed(sf_state s, sf_cmd cmd, const char *fault_reason, sf_sta
     case SF_CMD_HOLD:
     case SF_CMD_CANCEL:
     case SF_CMD_TRAJECTORY:
-        if (!enabled) {
-            if (s == SF_FAULT)
-                return refuse(why, len, "the arm is in fault (%s)%s; reset and enable it first", fr,
-                              "");
-            return refuse(why, len, "the arm is %s%s; enable it first", phrase(s), "");
-        }
+        /* fault and estop leave by reset (to disabled), disabled by enable */
+        if (s == SF_FAULT)
+            return refuse(why, len, "the arm is in fault (%s)%s; reset and enable it first", fr,
+                          "");
+        if (s == SF_ESTOP)
+            return refuse(why, len, "the arm is in estop%s%s; reset and enable it first", "", "");
+        if (!enabled) return refuse(why, len, "the arm is %s%s; enable it first", phrase(s), "");
         /* hold and cancel while moving: moving (a controlled stop) until the arm is at rest */
         if (cmd == SF_CMD_TRAJECTORY) *next = SF_MOVING;
         return true;
     case SF_CMD_CONTROLLER:
         if (s == SF_DISABLED || s == SF_HOLDING) return true;
+        if (s == SF_MOVING)
+            return refuse(why, len,
+                          "the arm is moving; the control law can change only while disabled or "
+                          "holding: let the trajectory end%s%s or cancel it first",
+                          "", "");
         return refuse(why, len,
-                      "the arm is %s%s; the control law can change only while disabled or holding",
+                      "the arm is %s%s; the control law can change only while disabled or "
+                      "holding: reset it first",
                       phrase(s), "");
     }
     return refuse(why, len, "unknown command%s%s", "", "");

@@ -33,8 +33,8 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
                          b[3] = {next->kp[j], next->kd[j], next->ki[j]};
             if (st.state == CTL_MOVING && feas_gain_character(nm, a, b, why, sizeof why)) {
                 ctl_error_set(err, "bad_state",
-                              "%s: refused while the arm is moving (change it while holding or "
-                              "disabled)",
+                              "%s: refused while the arm is moving; let the trajectory end or "
+                              "cancel it first",
                               why);
                 return -1;
             }

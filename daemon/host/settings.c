@@ -91,8 +91,8 @@ int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_e
     } else if (st.state == CTL_MOVING && law != st.controller) {
         /* another law is the largest change of character (config/feasible.h) */
         ctl_error_set(err, "bad_state",
-                      "controller %s -> %s: refused while the arm is moving (change it while "
-                      "holding or disabled)",
+                      "controller %s -> %s: refused while the arm is moving; let the "
+                      "trajectory end or cancel it first",
                       cfg_controller_name(st.controller), cfg_controller_name(law));
     } else {
         ctl_pending *p = host_pending_new(c, dst, NULL, err);

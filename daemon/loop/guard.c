@@ -49,8 +49,8 @@ static void refuse_enable(guard *g, loop_out *o, const char *code, const char *w
 void guard_fault(guard *g, motion *m, loop_out *o, bool damp, bool fresh, const char *why)
 {
     if (g->mode == GUARD_FAULT || g->mode == GUARD_ESTOP) return;
-    char text[200];
-    snprintf(text, sizeof text, "not enabled: the arm faulted: %s", why);
+    char text[300];
+    snprintf(text, sizeof text, "not enabled: the arm faulted: %s; reset and enable it", why);
     refuse_enable(g, o, "fault", text);
     g->damping = damp && fresh && g->mode == GUARD_ENABLED;
     g->damp_t = 0;
@@ -64,7 +64,7 @@ void guard_fault(guard *g, motion *m, loop_out *o, bool damp, bool fresh, const 
 
 void guard_estop(guard *g, motion *m, loop_out *o)
 {
-    refuse_enable(g, o, "bad_state", "not enabled: emergency stop");
+    refuse_enable(g, o, "bad_state", "not enabled: emergency stop; reset and enable it");
     g->mode = GUARD_ESTOP;
     g->damping = false;
     o->servos = LOOP_SERVOS_OFF;

@@ -1,6 +1,7 @@
 /*
  * test_safety.c — the state machine and fault checks of daemon/safety.h: every command in
- * every state, the fault reasons' text, consecutive failed reads and the damping-stop end.
+ * every state, the fault reasons' text, the refusals' advice leading to a state that allows
+ * the command, consecutive failed reads and the damping-stop end.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -66,9 +67,63 @@ static void refusal_texts(void **state)
     sf_command_allowed(SF_DISABLED, SF_CMD_TRAJECTORY, "", &next, why, sizeof why);
     assert_string_equal(why, "the arm is disabled; enable it first");
     sf_command_allowed(SF_MOVING, SF_CMD_CONTROLLER, "", &next, why, sizeof why);
-    assert_string_equal(
-        why, "the arm is moving; the control law can change only while disabled or holding");
+    assert_string_equal(why, "the arm is moving; the control law can change only while disabled "
+                             "or holding: let the trajectory end or cancel it first");
+    sf_command_allowed(SF_ESTOP, SF_CMD_TRAJECTORY, "", &next, why, sizeof why);
+    assert_string_equal(why, "the arm is in estop; reset and enable it first");
     assert_string_equal(sf_state_name(SF_ESTOP), "estop");
+}
+
+/* Follows the advice of a refusal (the clause after its last ';'): its steps in the order
+ * written, each a command that must be allowed where it is taken ("trajectory end": a moving
+ * arm comes to hold). The state reached, or -1 when a step is refused; *steps counts them. */
+static int follow_advice(sf_state s, const char *why, int *steps)
+{
+    static const struct {
+        const char *word;
+        int cmd; /* -1: the trajectory ends */
+    } words[] = {{"reset", SF_CMD_RESET}, {"enable", SF_CMD_ENABLE}, {"trajectory end", -1}};
+    const char *advice = strrchr(why, ';');
+    *steps = 0;
+    if (!advice) return s;
+    for (const char *at = advice; *at; at++)
+        for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+            if (strncmp(at, words[k].word, strlen(words[k].word)) != 0) continue;
+            (*steps)++;
+            if (words[k].cmd < 0) {
+                if (s == SF_MOVING) s = SF_HOLDING;
+                continue;
+            }
+            sf_state next;
+            if (!sf_command_allowed(s, (sf_cmd)words[k].cmd, "", &next, NULL, 0)) return -1;
+            s = next;
+        }
+    return s;
+}
+
+/* Every refusal's advice is the step that works: following it leads to a state where the
+ * refused command is allowed (reset of an enabled arm has nothing to do, and says so). */
+static void refusal_advice_works(void **state)
+{
+    (void)state;
+    for (int cmd = SF_CMD_ENABLE; cmd <= SF_CMD_CONTROLLER; cmd++)
+        for (int s = 0; s < 5; s++) {
+            sf_state next;
+            char why[200] = "";
+            if (sf_command_allowed((sf_state)s, (sf_cmd)cmd, "joint elbow: following error", &next,
+                                   why, sizeof why))
+                continue;
+            if (cmd == SF_CMD_RESET) {
+                assert_non_null(strstr(why, "nothing to reset"));
+                continue;
+            }
+            int steps, reached = follow_advice((sf_state)s, why, &steps);
+            if (steps == 0 || reached < 0 ||
+                !sf_command_allowed((sf_state)reached, (sf_cmd)cmd, "", &next, NULL, 0))
+                fail_msg("state %s, command %d: the advice of '%s' does not lead to it (%d "
+                         "steps, reached %d)",
+                         sf_state_name((sf_state)s), cmd, why, steps, reached);
+        }
 }
 
 static law_params params(void)
@@ -223,6 +278,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(transitions),
         cmocka_unit_test(refusal_texts),
+        cmocka_unit_test(refusal_advice_works),
         cmocka_unit_test(fault_reasons),
         cmocka_unit_test(failed_reads_count_consecutive),
         cmocka_unit_test(failed_reads_tolerated_for_the_gap_time),
