@@ -17,6 +17,16 @@
 
 extern bool opt_json;                     /* --json: print the daemon's JSON */
 extern volatile sig_atomic_t interrupted; /* SIGINT / SIGTERM seen */
+extern const char *usage_command;         /* the command given, for usage errors (or NULL) */
+
+/* ---- armctl.c: the table of commands */
+typedef struct {
+    const char *name;
+    const char *synopsis;                              /* lines after "armctl [OPTIONS] " */
+    const char *description;                           /* lines */
+    int min_args, max_args;                            /* the counts main() accepts (max -1: any) */
+    int (*run)(armctl_conn *c, int argc, char **argv); /* NULL: the method name, no arguments */
+} armctl_command;
 
 /* ---- request.c: calls and the arm description */
 /* Joint names, which joints are prismatic (for units), the loop rate [Hz]. */
@@ -31,10 +41,18 @@ typedef struct {
 json_t *call(armctl_conn *c, const char *method, json_t *params);
 /* Fills a from "info"; the info object itself goes to *info_out when that is not NULL. */
 int get_info(armctl_conn *c, arm_info *a, json_t **info_out);
-/* Prints "armctl: " fmt (with arg) and a pointer to --help; returns exit status 2. */
+/* Prints "armctl: " fmt (with arg) and a pointer to the command's --help; returns exit
+ * status 2. */
 int usage_error(const char *fmt, const char *arg);
 /* A finite number spelled out completely in s. */
 bool parse_double(const char *s, double *out);
+/* What an arm in state (a status state name) needs before a command that needs it holding:
+ * the next armctl step(s); NULL for holding or an unknown name. */
+const char *state_advice(const char *state);
+/* Whether name is one of armd's states (disabled, holding, moving, fault, estop). */
+bool is_state_name(const char *name);
+/* The state names, separated by " | ". */
+extern const char state_names_text[];
 
 /* ---- format.c: output */
 void print_json(json_t *v);

@@ -194,17 +194,6 @@ static int cal_run_once(armctl_conn *c, json_t *pts, int k, int runs, cal_run *r
     return 1;
 }
 
-/* What a state other than holding needs before a calibration (a fault's reason follows). */
-static const struct {
-    const char *state, *advice;
-} cal_state_advice[] = {
-    {"disabled", "the arm is disabled: enable it (armctl enable); calibration runs the "
-                 "trajectory from where the arm holds"},
-    {"moving", "a trajectory is running: let it end (armctl wait done) or cancel it"},
-    {"fault", "the arm is in fault: armctl reset, then armctl enable"},
-    {"estop", "the arm is in estop: armctl reset, then armctl enable"},
-};
-
 /* Whether armd can calibrate now: the observer on (status.collision.mode detect or react) and
  * the arm holding. Prints each problem with what to do and returns 1; else 0, with *react set
  * when a detection would stop the move. */
@@ -223,11 +212,11 @@ static int cal_ready(armctl_conn *c, bool *react)
         bad = 1;
     }
     if (!state || strcmp(state, "holding") != 0) {
-        const char *advice = "the arm is not holding: enable it (armctl enable)";
-        int n_advice = (int)(sizeof cal_state_advice / sizeof cal_state_advice[0]);
-        for (int k = 0; state && k < n_advice; k++)
-            if (strcmp(state, cal_state_advice[k].state) == 0) advice = cal_state_advice[k].advice;
-        fprintf(stderr, CAL_PREFIX "%s", advice);
+        const char *advice = state_advice(state);
+        fprintf(stderr,
+                CAL_PREFIX "the arm is %s, not holding: %s; calibration runs the trajectory from "
+                           "where the arm holds",
+                state ? state : "?", advice ? advice : "enable it (armctl enable)");
         if (fault) fprintf(stderr, " (fault: %s)", fault);
         fprintf(stderr, "\n");
         bad = 1;

@@ -4,11 +4,13 @@
 #include "tools/armctl/client.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,40 +18,88 @@
 #define QUEUE_MAX 100000 /* notifications kept while waiting for a reply */
 
 struct armctl_conn {
-    int fd;
+    int fd; /* -1 until the first call connects */
+    char *path;
+    char connect_error[768]; /* why connecting failed (then every call fails with it) */
     char *buf;
     size_t len, cap;
     long next_id;
     json_t *queue; /* notifications received while waiting for a reply */
 };
 
-armctl_conn *conn_open(const char *path, char *err, size_t err_len)
+armctl_conn *conn_new(const char *path)
 {
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof a.sun_path) {
-        snprintf(err, err_len, "socket path too long: %s", path);
-        return NULL;
-    }
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        snprintf(err, err_len, "cannot connect to armd at %s: %s%s", path, strerror(errno),
-                 errno == ENOENT || errno == ECONNREFUSED
-                     ? " (is armd running? use -s SOCKET, --arm NAME or $ARMD_SOCKET)"
-                     : "");
-        if (fd >= 0) close(fd);
-        return NULL;
-    }
     armctl_conn *c = calloc(1, sizeof *c);
-    c->fd = fd;
+    c->fd = -1;
+    c->path = strdup(path);
     c->queue = json_array();
     return c;
+}
+
+void conn_permission_text(const char *path, const char *group, char *out, size_t out_len)
+{
+    snprintf(out, out_len,
+             "permission denied on %s: your user must be in the group '%s' (sudo usermod -aG "
+             "%s $USER, then log in again)",
+             path, group, group);
+}
+
+/* The name of the group that owns path, else that of its directory (which a user outside the
+ * group may not search), else "armd" (the package's group). */
+static void socket_group(const char *path, char *out, size_t out_len)
+{
+    struct stat st;
+    char dir[sizeof((struct sockaddr_un *)0)->sun_path];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    bool known = stat(path, &st) == 0 || (slash && stat(dir, &st) == 0);
+    struct group *g = known ? getgrgid(st.st_gid) : NULL;
+    snprintf(out, out_len, "%s", g ? g->gr_name : "armd");
+}
+
+/* Connects c to its socket once; 0, or -1 with the reason in c->connect_error. */
+static int connect_once(armctl_conn *c)
+{
+    if (c->fd >= 0) return 0;
+    if (c->connect_error[0]) return -1;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(c->path) >= sizeof a.sun_path) {
+        snprintf(c->connect_error, sizeof c->connect_error, "socket path too long: %s", c->path);
+        return -1;
+    }
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", c->path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+        c->fd = fd;
+        return 0;
+    }
+    int e = errno;
+    if (fd >= 0) close(fd);
+    if (e == EACCES || e == EPERM) {
+        char group[256];
+        socket_group(c->path, group, sizeof group);
+        conn_permission_text(c->path, group, c->connect_error, sizeof c->connect_error);
+    } else {
+        snprintf(c->connect_error, sizeof c->connect_error, "cannot connect to armd at %s: %s%s",
+                 c->path, strerror(e),
+                 e == ENOENT || e == ECONNREFUSED
+                     ? " (is armd running? use -s SOCKET, --arm NAME or $ARMD_SOCKET)"
+                     : "");
+    }
+    return -1;
+}
+
+const char *conn_error(const armctl_conn *c)
+{
+    return c->fd < 0 && c->connect_error[0] ? c->connect_error : NULL;
 }
 
 void conn_close(armctl_conn *c)
 {
     if (!c) return;
-    close(c->fd);
+    if (c->fd >= 0) close(c->fd);
+    free(c->path);
     free(c->buf);
     json_decref(c->queue);
     free(c);
@@ -107,6 +157,11 @@ static json_t *read_message(armctl_conn *c, int timeout_ms, int *closed)
 
 json_t *conn_call(armctl_conn *c, const char *method, json_t *params, char *err, size_t err_len)
 {
+    if (connect_once(c)) {
+        json_decref(params);
+        snprintf(err, err_len, "%s", c->connect_error);
+        return NULL;
+    }
     long id = ++c->next_id;
     json_t *req = json_pack("{s:I, s:s}", "id", (json_int_t)id, "method", method);
     if (params) json_object_set_new(req, "params", params);
@@ -167,6 +222,10 @@ json_t *conn_next(armctl_conn *c, int timeout_ms, int *closed)
         json_incref(m);
         json_array_remove(c->queue, 0);
         return m;
+    }
+    if (c->fd < 0) {
+        *closed = 1;
+        return NULL;
     }
     long long deadline = timeout_ms < 0 ? -1 : now_ms() + timeout_ms;
     for (;;) {

@@ -5,13 +5,21 @@
 #define ARMCTL_CLIENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct armctl_conn armctl_conn;
 
-/* Connects to path; NULL with a message in err on failure. */
-armctl_conn *conn_open(const char *path, char *err, size_t err_len);
+/* A connection to the socket at path, opened by the first conn_call (so that a command's usage
+ * errors come before any connection); a failure to connect fails that call and every later one
+ * with the reason. */
+armctl_conn *conn_new(const char *path);
 void conn_close(armctl_conn *c);
+/* Why connecting failed, or NULL (connected, or not tried yet). */
+const char *conn_error(const armctl_conn *c);
+/* The message for a socket the user may not open (EACCES): names the socket, the group to join
+ * and how. */
+void conn_permission_text(const char *path, const char *group, char *out, size_t out_len);
 
 /* Sends {"id", "method", "params"} (params may be NULL; reference stolen) and waits for the
  * reply with that id; notifications arriving meanwhile are kept for conn_next(). Returns the

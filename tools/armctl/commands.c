@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config/config.h"
 #include "tools/armctl/armctl.h"
 #include "tools/armctl/trajfile.h"
 
@@ -138,13 +139,9 @@ static int add_gain(json_t *p, const char *arg)
 /* gains [kp=V kd=V ki=V] with V one number or V1,..,Vn: shows or sets the gains. */
 int cmd_gains(armctl_conn *c, int argc, char **argv)
 {
-    arm_info a;
-    if (get_info(c, &a, NULL)) return 1;
-    json_t *r;
-    if (argc == 0) {
-        r = call(c, "gains.get", NULL);
-    } else {
-        json_t *p = json_object();
+    json_t *p = NULL; /* gains.set's params, parsed before anything is sent */
+    if (argc > 0) {
+        p = json_object();
         for (int i = 0; i < argc; i++) {
             int bad = add_gain(p, argv[i]);
             if (bad) {
@@ -152,15 +149,24 @@ int cmd_gains(armctl_conn *c, int argc, char **argv)
                 return bad;
             }
         }
-        r = call(c, "gains.set", p);
     }
+    arm_info a;
+    if (get_info(c, &a, NULL)) {
+        json_decref(p);
+        return 1;
+    }
+    json_t *r = p ? call(c, "gains.set", p) : call(c, "gains.get", NULL);
     return r ? print_result(&a, r, print_gains) : 1;
 }
 
 /* controller NAME: switches the control law. */
 int cmd_controller(armctl_conn *c, int argc, char **argv)
 {
-    if (argc != 1) return usage_error("controller: give one name%s", "");
+    cfg_controller law;
+    if (argc != 1 || cfg_controller_parse(argv[0], &law) != 0)
+        return usage_error("controller: '%s' is not a control law (computed_torque, pd_gravity, "
+                           "gravity_comp)",
+                           argc ? argv[0] : "");
     json_t *r = call(c, "controller.set", json_pack("{s:s}", "name", argv[0]));
     return r ? print_result(NULL, r, print_controller) : 1;
 }
@@ -171,15 +177,25 @@ int cmd_wait(armctl_conn *c, int argc, char **argv)
     const char *what = NULL;
     double timeout = -1;
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc &&
-            parse_double(argv[i + 1], &timeout) && timeout > 0)
+        if (strcmp(argv[i], "--timeout") == 0) {
+            if (i + 1 >= argc || !parse_double(argv[i + 1], &timeout) || timeout <= 0)
+                return usage_error("wait: --timeout '%s': needs a duration > 0 [s]",
+                                   i + 1 < argc ? argv[i + 1] : "");
             i++;
+        } else if (argv[i][0] == '-')
+            return usage_error("wait: unknown option '%s' (the option is --timeout S)", argv[i]);
         else if (!what)
             what = argv[i];
         else
-            return usage_error("wait: unexpected argument '%s'", argv[i]);
+            return usage_error("wait: unexpected argument '%s' (one of done or a state)", argv[i]);
     }
     if (!what) return usage_error("wait: done or a state name%s", "");
+    if (strcmp(what, "done") != 0 && !is_state_name(what)) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "wait: '%s' is not done or a state (done | %s)", what,
+                 state_names_text);
+        return usage_error("%s", msg);
+    }
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     while (!interrupted) {
@@ -197,8 +213,11 @@ int cmd_wait(armctl_conn *c, int argc, char **argv)
         if (strcmp(state, "fault") == 0 || strcmp(state, "estop") == 0 ||
             (strcmp(what, "done") == 0 && strcmp(state, "disabled") == 0)) {
             json_t *f = json_object_get(s, "fault");
-            fprintf(stderr, "armctl: wait %s: arm is %s%s%s\n", what, state,
-                    json_is_string(f) ? ": " : "", json_is_string(f) ? json_string_value(f) : "");
+            const char *advice = state_advice(state);
+            fprintf(stderr, "armctl: wait %s: the arm is %s%s%s%s%s%s\n", what,
+                    strcmp(state, "disabled") == 0 ? "" : "in ", state,
+                    json_is_string(f) ? ": " : "", json_is_string(f) ? json_string_value(f) : "",
+                    advice ? "; " : "", advice ? advice : "");
             json_decref(s);
             return 1;
         }

@@ -302,10 +302,11 @@ int cmd_identify(armctl_conn *c, int argc, char **argv)
     if (!st) return 1;
     const char *state = json_string_value(json_object_get(st, "state"));
     if (!state || strcmp(state, "holding") != 0) {
+        const char *advice = state_advice(state);
         fprintf(stderr,
-                ID_PREFIX "the arm is %s: enable it so that it holds (armctl enable); "
-                          "the excitation runs around where it holds\n",
-                state ? state : "?");
+                ID_PREFIX "the arm is %s, not holding: %s; the excitation runs around "
+                          "where it holds\n",
+                state ? state : "?", advice ? advice : "enable it (armctl enable)");
         json_decref(st);
         return 1;
     }

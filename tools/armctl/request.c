@@ -14,7 +14,11 @@ json_t *call(armctl_conn *c, const char *method, json_t *params)
 {
     char err[1024];
     json_t *r = conn_call(c, method, params, err, sizeof err);
-    if (!r) fprintf(stderr, "armctl: %s: %s\n", method, err);
+    if (r) return r;
+    if (conn_error(c)) /* not connected: not the method's failure */
+        fprintf(stderr, "armctl: %s\n", err);
+    else
+        fprintf(stderr, "armctl: %s: %s\n", method, err);
     return r;
 }
 
@@ -40,13 +44,48 @@ int get_info(armctl_conn *c, arm_info *a, json_t **info_out)
     return 0;
 }
 
+const char *usage_command;
+
 /* Prints the usage error and returns exit status 2. */
 int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "armctl: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(armctl --help for usage)\n");
+    if (usage_command)
+        fprintf(stderr, "\n(armctl %s --help for usage)\n", usage_command);
+    else
+        fprintf(stderr, "\n(armctl --help for usage)\n");
     return 2;
+}
+
+/* armd's states (daemon/safety.c) and the step each needs before a command that needs the arm
+ * holding: safety.c's transitions are disabled -enable-> holding, fault|estop -reset->
+ * disabled, moving -(trajectory done or cancel)-> holding. */
+static const struct {
+    const char *state, *advice;
+} states[] = {
+    {"disabled", "enable it (armctl enable)"},
+    {"holding", NULL},
+    {"moving", "let the trajectory end (armctl wait done) or stop it (armctl cancel)"},
+    {"fault", "reset it, then enable it (armctl reset, then armctl enable)"},
+    {"estop", "reset it, then enable it (armctl reset, then armctl enable)"},
+};
+#define N_STATES (int)(sizeof states / sizeof states[0])
+
+const char state_names_text[] = "disabled | holding | moving | fault | estop";
+
+const char *state_advice(const char *state)
+{
+    for (int k = 0; state && k < N_STATES; k++)
+        if (strcmp(state, states[k].state) == 0) return states[k].advice;
+    return NULL;
+}
+
+bool is_state_name(const char *name)
+{
+    for (int k = 0; k < N_STATES; k++)
+        if (strcmp(name, states[k].state) == 0) return true;
+    return false;
 }
 
 /* Parses s completely as a finite double. */

@@ -159,8 +159,9 @@ int cmd_resonance(armctl_conn *c, int argc, char **argv)
     if (!st) return 1;
     const char *state = json_string_value(json_object_get(st, "state"));
     if (!state || strcmp(state, "holding") != 0) {
-        fprintf(stderr, RS_PREFIX "the arm is %s: enable it so that it holds (armctl enable)\n",
-                state ? state : "?");
+        const char *advice = state_advice(state);
+        fprintf(stderr, RS_PREFIX "the arm is %s, not holding: %s\n", state ? state : "?",
+                advice ? advice : "enable it (armctl enable)");
         json_decref(st);
         return 1;
     }

@@ -88,7 +88,8 @@ int cmd_watch(armctl_conn *c, int argc, char **argv)
             rate > 0)
             i++;
         else
-            return usage_error("watch: unexpected argument '%s'", argv[i]);
+            return usage_error("watch: unexpected argument '%s' (the option is --rate HZ, HZ > 0)",
+                               argv[i]);
     }
     watch_ctx w = {.tty = isatty(STDOUT_FILENO)};
     if (get_info(c, &w.a, NULL)) return 1;
