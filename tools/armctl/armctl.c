@@ -1,8 +1,10 @@
 /*
  * armctl.c — command-line client for armd's socket API: prints human-readable tables (joint
  * names and units) by default and the daemon's JSON with --json; exit status 1 with the
- * daemon's message when a command fails, 2 on usage errors. This file: usage, options, and
- * dispatch to the commands (commands.c, stream.c, calibrate.c); output in format.c, calls in
+ * daemon's message when a command fails, 2 on usage errors (before anything is sent). This
+ * file: the table of commands and the usage built from it (armctl --help, COMMAND --help), the
+ * options, the argument counts, and dispatch to the commands (commands.c, stream.c,
+ * calibrate.c, payload.c, identify.c, resonance_cmd.c); output in format.c, calls in
  * request.c, the connection in client.c.
  */
 #include <stdlib.h>
@@ -190,8 +192,8 @@ static int check_count(const armctl_command *cmd, int n)
         snprintf(what, sizeof what, "%s: needs at least %d argument%s (%d given)", cmd->name,
                  cmd->min_args, cmd->min_args > 1 ? "s" : "", n);
     else
-        snprintf(what, sizeof what, "%s: takes at most %d arguments (%d given)", cmd->name,
-                 cmd->max_args, n);
+        snprintf(what, sizeof what, "%s: takes at most %d argument%s (%d given)", cmd->name,
+                 cmd->max_args, cmd->max_args > 1 ? "s" : "", n);
     return usage_error("%s", what);
 }
 
