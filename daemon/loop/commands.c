@@ -67,11 +67,16 @@ static bool refuse_undamping(loop *L, const loop_cmd *c, loop_out *o)
     const law_params *next = &c->settings->p;
     for (int j = 0; j < L->n; j++) {
         if (next->damping[j] > 0) continue;
+        /* the float ends at a law change or the next enable; the damping stop by itself */
         out_refuse(o, c->seq, "bad_state",
                    "not reloaded: [joint %s] damping = %g while the %s runs on the damping gains; "
-                   "reload once it has ended (controller.set, reset)",
+                   "%s",
                    next->name[j], next->damping[j],
-                   L->torque.floating ? "collision's float" : "damping stop");
+                   L->torque.floating ? "collision's float" : "damping stop",
+                   L->torque.floating ? "end the float first (controller.set to another law, or "
+                                        "disable and enable), then reload"
+                                      : "reload once the damping stop has ended (the arm is then "
+                                        "in fault)");
         return true;
     }
     return false;
