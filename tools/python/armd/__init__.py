@@ -8,7 +8,8 @@ happens to be installed. All joint vectors are in the configuration's joint orde
     with armd.Client() as arm:              # $ARMD_SOCKET, else /run/armd/armd.sock
         print(arm.status().state)           # an armd.Status (frozen dataclass)
         arm.enable()
-        print(arm.move_to([0, 1.2, -1.4, 0, 0.3, 0], blocking=True))  # Done(id=1, result='done', ...)
+        done = arm.move_to([0, 1.2, -1.4, 0, 0.3, 0], blocking=True)
+        print(done)                         # Done(id=1, result='done', time=...)
         with arm.subscribe(100) as sub:     # telemetry at 100 Hz plus every event
             for rec in sub:
                 if isinstance(rec, armd.Telemetry):
