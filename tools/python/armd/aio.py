@@ -425,6 +425,24 @@ class Client:
             params["inertia"] = vector(inertia, "inertia")
         return await self.call("payload.set", params)
 
+    async def payload_clear(self) -> dict[str, Any]:
+        """No payload (mass 0)."""
+        return await self.payload_set(0.0)
+
+    async def payload_estimate(self, *, poses: Any = None, move_time: float | None = None,
+                               apply: bool = False,
+                               timeout: float | None = 120.0) -> dict[str, Any]:
+        """As :meth:`armd.Client.payload_estimate` (the arm moves; the reply comes at the
+        end)."""
+        params: dict[str, Any] = {}
+        if poses is not None:
+            params["poses"] = [vector(p, "poses[%d]" % i) for i, p in enumerate(poses)]
+        if move_time is not None:
+            params["move_time"] = number(move_time, "move_time")
+        if apply:
+            params["apply"] = True
+        return await self.call("payload.estimate", params, timeout=timeout)
+
     async def stats_reset(self) -> None:
         """As :meth:`armd.Client.stats_reset`."""
         await self.call("stats.reset")
