@@ -128,7 +128,7 @@ class Framing(unittest.TestCase):
             p.send({"id": r2["id"], "result": {"state": "moving"}},
                    {"id": r3["id"], "result": {"state": "holding"}})
         with FakeArmd(script) as srv, armd.Client(srv.path, timeout=5) as c:
-            self.assertEqual(c.status(), {"state": "holding", "q": [1.5, -2]})
+            self.assertEqual(c.status().to_dict(), {"state": "holding", "q": [1.5, -2]})
             c.send_raw(b'{"id":101,"method":"status"}\n{"id":102,"method":"status"}\n')
             self.assertEqual(c.read_message()["result"]["state"], "moving")
             self.assertEqual(c.read_message()["result"]["state"], "holding")

@@ -6,17 +6,18 @@ happens to be installed. All joint vectors are in the configuration's joint orde
     import armd
 
     with armd.Client() as arm:              # $ARMD_SOCKET, else /run/armd/armd.sock
-        print(arm.status()["state"])
+        print(arm.status().state)           # an armd.Status (frozen dataclass)
         arm.enable()
-        arm.move_to([0, 1.2, -1.4, 0, 0.3, 0])
-        print(arm.wait_done())              # Done(id=1, result='done', time=...)
+        done = arm.move_to([0, 1.2, -1.4, 0, 0.3, 0], blocking=True)
+        print(done)                         # Done(id=1, result='done', time=...)
         with arm.subscribe(100) as sub:     # telemetry at 100 Hz plus every event
             for rec in sub:
                 if isinstance(rec, armd.Telemetry):
                     print(rec.time, rec.q)
 
 Errors are :class:`armd.Error` subclasses named for armd's error codes (BadState, Limits,
-InvalidParams, ...; see armd.errors). ``python3 -m armd status`` is a small command line.
+InvalidParams, ...; see armd.errors). ``armd.aio`` is the same client for asyncio.
+``python3 -m armd status`` is a small command line.
 """
 from armd.client import DEFAULT_SOCKET, Client, Subscription, socket_path
 from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Conflict,
@@ -27,10 +28,13 @@ from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Con
                          UnknownMethod, Unsupported)
 from armd.points import points
 from armd.records import Done, Event, Motion, Telemetry
+from armd.replies import (Collision, Driver, Info, JointLimits, LoopStats, Progress, Status,
+                          Timing)
 
 __all__ = [
     "Client", "Subscription", "socket_path", "DEFAULT_SOCKET", "points",
     "Telemetry", "Event", "Motion", "Done",
+    "Status", "Info", "Progress", "LoopStats", "Timing", "Collision", "JointLimits", "Driver",
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",
     "LineTooLong", "TooManyClients", "Restricted", "IdleTimeout", "Busy", "Timeout", "BadState",
     "Limits", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",

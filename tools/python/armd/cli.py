@@ -97,9 +97,9 @@ def run(args: argparse.Namespace) -> str:
             return json.dumps(r) if args.json else r["state"]
         info = c.info()
         if args.command == "info":
-            return json.dumps(info, indent=1) if args.json else format_info(info)
+            return json.dumps(info.to_dict(), indent=1) if args.json else format_info(info)
         st = c.status()
-        return json.dumps(st, indent=1) if args.json else format_status(info, st)
+        return json.dumps(st.to_dict(), indent=1) if args.json else format_status(info, st)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""armd.client — a connection to armd's socket (README "Socket API") with a method per socket
+"""armd.client — a connection to armd's socket (armd-api(7)) with a method per socket
 method.
 
 Replies and notifications share the connection: a call reads until its own reply (matched by
@@ -26,6 +26,7 @@ from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, 
                          LineTooLong, ProtocolError, TrajectoryAborted, from_reply)
 from armd.points import normalize, number, vector
 from armd.records import Done, Event, Motion, Telemetry, notification
+from armd.replies import Info, Status
 from armd.wire import MAX_REQUEST, Wire, encode
 
 DEFAULT_SOCKET = "/run/armd/armd.sock"  # armd.service's socket, armctl's default
@@ -275,17 +276,18 @@ class Client:
 
     # ------------------------------------------------------------------ state commands
 
-    def info(self) -> dict[str, Any]:
-        """The arm: ``name, version, dof, joints[], types[], limits{lower, upper, velocity,
-        acceleration, torque}[], rate_hz, driver{type, port, baud}, controller, socket,
-        max_clients``."""
-        return self.call("info")
+    def info(self) -> Info:
+        """The arm as an :class:`armd.Info` (name, version, dof, joints, types, limits,
+        rate_hz, driver, controller, socket, max_clients, config; armd-api(7) ``info``).
+        ``info()["joints"]`` still reads the reply as sent."""
+        return Info.from_dict(self.call("info"))
 
-    def status(self) -> dict[str, Any]:
-        """The arm now: ``state, fault, time, controller, q, qd, tau, q_des, qd_des, error,
-        trajectory`` (None or ``{id, progress, remaining}``), ``collision, loop, clients``
-        (README "Socket API")."""
-        return self.call("status")
+    def status(self) -> Status:
+        """The arm now as an :class:`armd.Status` (state, fault, time, mono, wall, controller,
+        q, qd, tau, q_des, qd_des, error, trajectory: None or a :class:`armd.Progress`, loop,
+        collision, clients; armd-api(7) ``status``). ``status()["q"]`` still reads the reply
+        as sent."""
+        return Status.from_dict(self.call("status"))
 
     def enable(self) -> str:
         """Torque on, holding the present position; returns the new state (``holding``)."""
@@ -315,12 +317,17 @@ class Client:
 
     # ------------------------------------------------------------------ motion
 
-    def trajectory(self, points: Iterable[Any], mode: str = "replace") -> Motion:
+    def trajectory(self, points: Iterable[Any], mode: str = "replace", *,
+                   blocking: bool = False) -> Motion | Done:
         """Sends waypoints ``[{"t", "q", "qd"?, "qdd"?}, ...]`` or ``(t, q[, qd[, qdd]])``
         tuples (vectors as lists or arrays; see :func:`armd.points`), ``t`` [s] after the start;
         mode ``replace`` (the running trajectory gives way) or ``append`` (starts where the last
         one ends). Returns its :class:`armd.Motion` (id, duration). Limits: the whole path
         within the position, velocity and acceleration limits, else :class:`armd.Limits`.
+
+        blocking=True waits for the motion's end and returns its :class:`armd.Done` (as
+        :meth:`wait_done`: ``aborted: why`` raises :class:`armd.TrajectoryAborted`);
+        blocking=False (the default) returns once armd accepted it.
 
         Subscribes this connection to events first (telemetry at 1 Hz) if it is not
         subscribed, so that :meth:`wait_done` cannot miss the end of a short motion."""
@@ -328,16 +335,21 @@ class Client:
             raise InvalidParams("mode: expected 'replace' or 'append', got %r" % (mode,),
                                 method="trajectory")
         params = {"points": normalize(points), "mode": mode}
-        return self._motion("trajectory", params, append=mode == "append")
+        m = self._motion("trajectory", params, append=mode == "append")
+        return self.wait_done(traj=m) if blocking else m
 
-    def move_to(self, q: Any, duration: float | None = None) -> Motion:
+    def move_to(self, q: Any, duration: float | None = None, *,
+                blocking: bool = False) -> Motion | Done:
         """Moves to joint position q (one number per joint [rad or m]) in duration [s], or
         when None in the shortest time the velocity and acceleration limits allow (armd's own
-        ``move_to``). Returns the :class:`armd.Motion`; subscribes as :meth:`trajectory`."""
+        ``move_to``). Returns the :class:`armd.Motion`, or with blocking=True its
+        :class:`armd.Done` once it ended (as :meth:`trajectory`); subscribes as
+        :meth:`trajectory`."""
         params: dict[str, Any] = {"q": vector(q, "q")}
         if duration is not None:
             params["duration"] = number(duration, "duration")
-        return self._motion("move_to", params, append=False)
+        m = self._motion("move_to", params, append=False)
+        return self.wait_done(traj=m) if blocking else m
 
     def _motion(self, method: str, params: dict[str, Any], append: bool) -> Motion:
         """Sends a motion request (subscribed first, see trajectory()); a refused one leaves
@@ -418,7 +430,7 @@ class Client:
         """Subscribes for a wait on a trajectory sent before this connection subscribed (by
         another connection, or after unsubscribe): its end must still be to come."""
         self._watch_motion()
-        tr = self.status().get("trajectory")
+        tr = self.call("status").get("trajectory")
         if isinstance(tr, dict) and isinstance(tr.get("id"), int) and tr["id"] <= tid:
             return  # running, or queued behind the running one
         try:  # its event may be on its way still

@@ -34,7 +34,7 @@ class Error(Exception):
 
 
 # ------------------------------------------------------------------ armd's error codes
-# (README "Socket API"; daemon/api_methods.c, api.c, api_sched.c and the control thread)
+# (armd-api(7); daemon/api_methods.c, api.c, api_sched.c and the control thread)
 
 class ParseError(Error):
     """A request line was not JSON (``parse_error``)."""

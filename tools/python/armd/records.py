@@ -1,6 +1,7 @@
-"""armd.records — what the client returns besides plain dicts: telemetry samples, events, a
-motion's id and duration, and how a trajectory ended. SI units, joint vectors in the
-configuration's joint order (rad or m, rad/s or m/s, N m or N, s)."""
+"""armd.records — the notifications and motions the client returns: telemetry samples, events,
+a motion's id and duration, and how a trajectory ended (the replies of info and status are in
+armd.replies). SI units, joint vectors in the configuration's joint order (rad or m, rad/s or
+m/s, N m or N, s)."""
 from __future__ import annotations
 
 import math
@@ -49,7 +50,7 @@ class Telemetry:
 @dataclass(frozen=True)
 class Event:
     """Any other notification: ``method`` is ``state``, ``fault``, ``trajectory_done``,
-    ``collision`` (or one a newer armd adds), ``params`` its members (README "Socket API":
+    ``collision`` (or one a newer armd adds), ``params`` its members (armd-api(7):
     ``time``, ``mono``, ``wall`` and the event's own); ``event["reason"]`` reads a member."""
 
     method: str

@@ -9,7 +9,7 @@ one. While it moves, telemetry is
 recorded to CSV (t, q_<joint>..., q_des_<joint>..., tau_<joint>...; SI units) and, when gnuplot
 is installed, plotted to a PNG of desired vs measured joint positions.
 
-Against the simulated PUMA 560 of tools/demo (armsim + armd, see README "Python client"):
+Against the simulated PUMA 560 of tools/demo (armsim + armd, see tools/python/README.md):
 
     PYTHONPATH=tools/python python3 tools/python/examples/pick_and_place.py \\
         -s /tmp/armd.sock --out /tmp/pick
@@ -117,17 +117,21 @@ def main():
     png = os.path.join(args.out, "pick_and_place.png")
     try:
         with armd.Client(args.socket) as arm:
-            info = arm.info()
-            names, lim = info["joints"], info["limits"]
-            st = arm.status()
-            if st["state"] in ("fault", "estop"):
-                sys.exit("the arm is in %s (%s): reset it first" % (st["state"], st["fault"]))
-            if st["state"] == "disabled":
+            info = arm.info()  # an armd.Info
+            names, lim = info.joints, info.limits
+            st = arm.status()  # an armd.Status
+            if st.state in ("fault", "estop"):
+                sys.exit("the arm is in %s (%s): reset it first (armctl reset)" %
+                         (st.state, st.fault))
+            if st.state == "disabled":
                 print("enabling: %s" % arm.enable())
-            home = arm.status()["q_des"]
-            pts = waypoints(home, lim["lower"], lim["upper"])
+            home = arm.status().q_des
+            pts = waypoints(home, lim.lower, lim.upper)
             with arm.subscribe(args.rate) as sub:  # before sending: no sample missed
-                motion = arm.trajectory(pts)
+                # blocking=False: returns once armd accepted it, so that the loop below
+                # records the telemetry while the arm moves (blocking=True would return
+                # the Done record at the end, with nothing recorded)
+                motion = arm.trajectory(pts, blocking=False)
                 print("trajectory %d: %d waypoints, %.2f s" % (motion.id, len(pts),
                                                                motion.duration))
                 try:
