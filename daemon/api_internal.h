@@ -227,13 +227,13 @@ const char *api_notification_name(size_t i);
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 
 /* ---------------------------------------------------------------------- api_payload.c */
-/* payload.get, payload.set, payload.estimate (see README "Socket API"). */
+/* payload.get, payload.set, payload.estimate (see armd-api(7)). */
 int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
 
 /* ----------------------------------------------------------------------- api_record.c */
-/* record.start, record.fetch, record.stop (see README "Socket API"). */
+/* record.start, record.fetch, record.stop (see armd-api(7)). */
 int api_m_record_start(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_record_fetch(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_record_stop(api_ctx *x, json_t *params, json_t **result, api_err *e);
