@@ -4,8 +4,9 @@
  * Framing: one JSON object per line (UTF-8, '\n'), in and out. Requests
  * {"id": any, "method": "name", "params": {...}} get {"id", "result"} or
  * {"id", "error": {"code", "message"}}; a request without "id" gets no reply. Notifications
- * ("telemetry", "state", "fault", "trajectory_done") carry no id. Bad input gets an error reply
- * and the connection stays open; a line over API_MAX_LINE bytes gets an error and is closed.
+ * ("telemetry", "state", "fault", "trajectory_done", "collision") carry no id. armd-api(7)
+ * documents every method and notification. Bad input gets an error reply and the connection
+ * stays open; a line over API_MAX_LINE bytes gets an error and is closed.
  * The loop never waits on the control thread: a command's reply goes out when the control
  * thread has answered (a tick or two later), and that client's next request waits for it.
  * Each client gets a few requests run per loop iteration, so one that floods cannot hold the

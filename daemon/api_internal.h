@@ -217,6 +217,9 @@ void api_telemetry_drain(struct api_server *s);
 /* Marks a client (un)subscribed; rate_hz <= 0 unsubscribes, else it is clamped to [1, the loop
  * rate]. Returns the effective rate (the loop rate over an integer decimation). */
 double api_telemetry_subscribe(api_client *cl, double rate_hz);
+/* The method name of notification i: "telemetry", then each event type's (see event_json),
+ * NULL past the last: what armd-api(7) is checked against. */
+const char *api_notification_name(size_t i);
 /* The clocks of control time t [s]: *mono its CLOCK_MONOTONIC time [s], *wall its
  * CLOCK_REALTIME time [s since the epoch] (the realtime clock's present offset from the
  * monotonic one applied: a clock step moves later stamps, never the monotonic ones). In
@@ -224,13 +227,13 @@ double api_telemetry_subscribe(api_client *cl, double rate_hz);
 void api_clock_stamps(ctl *c, double t, double *mono, double *wall);
 
 /* ---------------------------------------------------------------------- api_payload.c */
-/* payload.get, payload.set, payload.estimate (see README "Socket API"). */
+/* payload.get, payload.set, payload.estimate (see armd-api(7)). */
 int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
 
 /* ----------------------------------------------------------------------- api_record.c */
-/* record.start, record.fetch, record.stop (see README "Socket API"). */
+/* record.start, record.fetch, record.stop (see armd-api(7)). */
 int api_m_record_start(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_record_fetch(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_record_stop(api_ctx *x, json_t *params, json_t **result, api_err *e);
@@ -248,6 +251,9 @@ void api_record_close(struct api_server *s);
  * outcome (API_ERROR for a line that is no valid request, 0 for a blank one). */
 int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
                  api_wait *w);
+/* The name of the method table's entry i (NULL past its end) and, in *restricted_ok (unless
+ * NULL), whether a restricted connection may call it: what armd-api(7) is checked against. */
+const char *api_method_name(size_t i, bool *restricted_ok);
 /* Sends {"id", "result"} or {"id", "error"} for a finished request (id NULL: no reply). */
 void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e);
 

@@ -480,6 +480,14 @@ static const struct {
     {"record.stop", api_m_record_stop, NULL, false},
 };
 
+/* Entry i of the method table: its name, and whether a restricted connection may call it. */
+const char *api_method_name(size_t i, bool *restricted_ok)
+{
+    if (i >= sizeof methods / sizeof methods[0]) return NULL;
+    if (restricted_ok) *restricted_ok = methods[i].operator;
+    return methods[i].name;
+}
+
 /* Sends {"id", "result"} or {"id", "error"}: every real in full (api_json_line), so that a
  * numeric id comes back as the very double the request's id was read as. */
 void api_reply(api_client *cl, json_t *id, int rc, json_t *result, const api_err *e)

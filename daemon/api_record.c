@@ -1,5 +1,5 @@
 /*
- * api_record.c — the socket API's recording methods (README "Socket API"): record.start,
+ * api_record.c — the socket API's recording methods (armd-api(7)): record.start,
  * record.fetch, record.stop. The recording itself is recorder.h's; this file owns the one
  * recording of the server, its owner (the client that started it: only it fetches and stops
  * it, and its disconnect frees it), the telemetry cursor that feeds it and the drain the

@@ -72,6 +72,21 @@ void api_clock_stamps(ctl *c, double t, double *mono, double *wall)
     *wall = now_w - (now_m - *mono);
 }
 
+/* The notifications' method names: the sample's, then one per event type. */
+#define NOTE_TELEMETRY "telemetry"
+static const char *const event_names[] = {[CTL_EV_STATE] = "state",
+                                          [CTL_EV_FAULT] = "fault",
+                                          [CTL_EV_TRAJECTORY_DONE] = "trajectory_done",
+                                          [CTL_EV_COLLISION] = "collision"};
+#define N_EVENT_NAMES (sizeof event_names / sizeof event_names[0])
+
+/* Notification i's method name: the sample's, then the events' (NULL past the last). */
+const char *api_notification_name(size_t i)
+{
+    if (i == 0) return NOTE_TELEMETRY;
+    return i - 1 < N_EVENT_NAMES ? event_names[i - 1] : NULL;
+}
+
 /* Appends ",\"key\":[v0,v1,...]" to buf at *o; values with 9 significant digits. */
 static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const double *v, int n)
 {
@@ -92,9 +107,9 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     double mono, wall;
     api_clock_stamps(c, sm->time, &mono, &wall);
     size_t o = (size_t)snprintf(buf, cap,
-                                "{\"method\":\"telemetry\",\"params\":{\"tick\":%llu,\"time\":%.6f,"
+                                "{\"method\":\"%s\",\"params\":{\"tick\":%llu,\"time\":%.6f,"
                                 "\"mono\":%.6f,\"wall\":%.6f,\"state\":\"%s\"",
-                                (unsigned long long)sm->tick, sm->time, mono, wall,
+                                NOTE_TELEMETRY, (unsigned long long)sm->tick, sm->time, mono, wall,
                                 ctl_state_name(sm->state));
     put_vector(buf, cap, &o, "q", sm->q, n);
     put_vector(buf, cap, &o, "qd", sm->qd, n);
@@ -111,23 +126,25 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
 /* Builds the notification for one control event. */
 static json_t *event_json(const ctl_event *ev, const armd_config *cfg)
 {
+    if ((size_t)ev->type >= N_EVENT_NAMES) return NULL;
+    const char *name = event_names[ev->type];
     switch (ev->type) {
     case CTL_EV_STATE:
-        return json_pack("{s:s, s:{s:f, s:s}}", "method", "state", "params", "time", ev->time,
-                         "state", ctl_state_name(ev->state));
+        return json_pack("{s:s, s:{s:f, s:s}}", "method", name, "params", "time", ev->time, "state",
+                         ctl_state_name(ev->state));
     case CTL_EV_FAULT:
-        return json_pack("{s:s, s:{s:f, s:s, s:s}}", "method", "fault", "params", "time", ev->time,
+        return json_pack("{s:s, s:{s:f, s:s, s:s}}", "method", name, "params", "time", ev->time,
                          "reason", ev->text, "state", ctl_state_name(ev->state));
     case CTL_EV_TRAJECTORY_DONE:
-        return json_pack("{s:s, s:{s:f, s:I, s:s}}", "method", "trajectory_done", "params", "time",
-                         ev->time, "id", (json_int_t)ev->traj_id, "result", ev->text);
+        return json_pack("{s:s, s:{s:f, s:I, s:s}}", "method", name, "params", "time", ev->time,
+                         "id", (json_int_t)ev->traj_id, "result", ev->text);
     case CTL_EV_COLLISION: {
         json_t *ext = json_array();
         for (int j = 0; j < cfg->n_joints; j++)
             json_array_append_new(ext, api_json_number(ev->ext[j]));
         bool known = ev->joint >= 0 && ev->joint < cfg->n_joints;
-        return json_pack("{s:s, s:{s:f, s:s, s:o, s:s, s:s}}", "method", "collision", "params",
-                         "time", ev->time, "joint", known ? cfg->joint[ev->joint].name : "?",
+        return json_pack("{s:s, s:{s:f, s:s, s:o, s:s, s:s}}", "method", name, "params", "time",
+                         ev->time, "joint", known ? cfg->joint[ev->joint].name : "?",
                          "external_torque", ext, "reaction", ev->text, "state",
                          ctl_state_name(ev->state));
     }
