@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """test_conf_page.py — armd.conf(5) documents exactly the keys the loader accepts.
 
-Usage: test_conf_page.py CONF_KEYS PAGE.md
+Usage: test_conf_page.py CONF_KEYS PAGE.md [CONF_RELOAD FILE.ini ...]
 
 CONF_KEYS (tests/config/conf_keys.c) prints the loader's own key table, "SECTION<TAB>KEY" per
 line, from config/cfg_arm.c's cfg_section_names and cfg_known_keys. The page (Markdown for
@@ -11,6 +11,11 @@ followed by a line starting with ": ". The test fails when a key of a section is
 that section of the page, when the page documents a key the section does not have, when a
 section has no heading, and when a key's definition does not say whether a reload applies it
 (*live*) or it needs a restart (*restart*). The title line must carry @VERSION@.
+
+With CONF_RELOAD (tests/config/conf_reload.c) and INI files: for every key line of those files,
+CONF_RELOAD changes the value and asks cfg_compare (what a reload runs) whether the change is
+live or needs a restart; the page's mark must agree, and the files must not disagree with each
+other. Keys no file could change validly are listed, not failed.
 """
 import re
 import subprocess
@@ -27,6 +32,19 @@ def loader_keys(program):
     if not keys:
         raise SystemExit("%s printed no keys" % program)
     return keys
+
+
+def reload_verdicts(program, inis):
+    """{(section, key): {"live"|"restart"|"unchecked", ...}} over every file."""
+    verdicts = {}
+    for ini in inis:
+        out = subprocess.run([program, ini], capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise SystemExit("%s %s: exit %d\n%s" % (program, ini, out.returncode, out.stderr))
+        for line in out.stdout.splitlines():
+            section, key, verdict = line.split("\t")
+            verdicts.setdefault((section, key), set()).add(verdict)
+    return verdicts
 
 
 def page_keys(text):
@@ -63,9 +81,9 @@ def page_keys(text):
 
 
 def main(args):
-    if len(args) != 2:
+    if len(args) < 2 or len(args) == 3:
         raise SystemExit(__doc__)
-    program, page = args
+    program, page = args[:2]
     text = open(page, encoding="utf-8").read()
     failures = []
     if not re.match(r"^% ARMD\.CONF 5 .*@VERSION@", text.splitlines()[0] if text else ""):
@@ -96,6 +114,29 @@ def main(args):
                 failures.append("%s: [%s] %s: documented, but the loader has no such key"
                                 % (page, section, key))
     n = sum(len(k) for k in real.values())
+    checked, unchecked = 0, []
+    if len(args) > 2:
+        verdicts = reload_verdicts(args[2], args[3:])
+        for section, keys in real.items():
+            for key in keys:
+                seen = verdicts.get((section, key), set()) - {"unchecked"}
+                if not seen:
+                    unchecked.append("[%s] %s" % (section, key))
+                    continue
+                checked += 1
+                if len(seen) > 1:
+                    failures.append("[%s] %s: cfg_compare calls it live in one file and restart in "
+                                    "another" % (section, key))
+                    continue
+                body = documented.get(section, {}).get(key)
+                if body is None:
+                    continue  # reported above
+                verdict = seen.pop()
+                if "*%s*" % verdict not in body:
+                    failures.append("%s: [%s] %s: a reload takes it as %s (cfg_compare), the page "
+                                    "says otherwise" % (page, section, key, verdict))
+        print("reload: %d keys checked against cfg_compare; not changeable in the files: %s"
+              % (checked, ", ".join(unchecked) or "none"))
     if failures:
         print("\n".join(failures))
         print("FAIL: %d problem(s); the loader has %d keys in %d sections" % (len(failures), n, len(real)))
