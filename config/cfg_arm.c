@@ -100,6 +100,9 @@ static const char *const joint_keys[] = {"type",
                                          "flex_damping",
                                          NULL};
 
+const char *const cfg_section_names[] = {"arm",    "driver",     "socket",     "realtime",
+                                         "safety", "trajectory", "joint NAME", NULL};
+
 /* The keys a (normalised) section accepts. */
 const char *const *cfg_known_keys(const char *section)
 {
@@ -118,8 +121,6 @@ const char *const *cfg_known_keys(const char *section)
  * the key belongs to. */
 void cfg_check_unknown_keys(cfg_ctx *c)
 {
-    static const char *const sections[] = {"arm",    "driver",     "socket",    "realtime",
-                                           "safety", "trajectory", "joint NAME"};
     for (int i = 0; i < c->n_e; i++) {
         cfg_entry *e = &c->e[i];
         if (e->used) continue;
@@ -135,10 +136,10 @@ void cfg_check_unknown_keys(cfg_ctx *c)
             continue;
         }
         const char *home = NULL;
-        for (size_t k = 0; k < sizeof(sections) / sizeof(sections[0]) && !home; k++) {
-            const char *const *other = cfg_known_keys(k == 6 ? "joint x" : sections[k]);
+        for (int k = 0; cfg_section_names[k] && !home; k++) {
+            const char *const *other = cfg_known_keys(cfg_section_names[k]);
             for (int j = 0; other[j]; j++)
-                if (strcmp(other[j], e->key) == 0) home = sections[k];
+                if (strcmp(other[j], e->key) == 0) home = cfg_section_names[k];
         }
         if (home)
             cfg_err(c, e->file, e->line, e->section, e->key,

@@ -122,7 +122,6 @@ void cfg_range_error(cfg_ctx *c, const cfg_entry *e, const char *tok, cfg_range 
 void cfg_apply_arm(cfg_ctx *c, armd_config *cfg);
 void cfg_apply_joints(cfg_ctx *c, armd_config *cfg);
 void cfg_check_unknown_keys(cfg_ctx *c);
-const char *const *cfg_known_keys(const char *section);
 void cfg_validate_model(cfg_ctx *c, armd_config *cfg);
 /* cfg_feasible.c: gains within the sampled loop's stability bounds, ki with i_limit, the payload
  * within max_payload and the torque limits (feasible.h) */

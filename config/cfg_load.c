@@ -4,8 +4,8 @@
 
 #include "config/cfg_internal.h"
 
-/* The value of every optional key when the file does not give it (documented in the top-level
- * README.md, "Configuration reference": change both together). */
+/* The value of every optional key when the file does not give it (documented in armd.conf(5),
+ * config/armd.conf.5.md: change both together). */
 static void set_defaults(armd_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));

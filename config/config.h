@@ -4,7 +4,9 @@
  *
  * Every quantity here is SI and joint-side (rad, m, s, N m, N m s/rad, ...); device units exist
  * only as the device-mapping fields (counts_per_rev, gear_ratio, ...) that drivers/ consumes.
- * The schema and every key's unit and default are documented in README.md.
+ * The schema and every key's unit, default, range and reload behaviour are documented in
+ * armd.conf(5) (config/armd.conf.5.md), which tests/config/test_conf_page.py checks against
+ * cfg_section_names and cfg_known_keys.
  */
 #ifndef ARMD_CONFIG_H
 #define ARMD_CONFIG_H
@@ -197,6 +199,11 @@ int cfg_compare(const armd_config *running, const armd_config *candidate, char *
 
 const char *cfg_controller_name(cfg_controller c);
 int cfg_controller_parse(const char *name, cfg_controller *out); /* 0 ok, -1 unknown */
+/* The sections the loader reads, NULL-terminated; "joint NAME" stands for every [joint NAME]. */
+extern const char *const cfg_section_names[];
+/* The keys a section accepts, NULL-terminated ("joint x" or "joint NAME": a joint's), or NULL
+ * for a section the loader does not know. */
+const char *const *cfg_known_keys(const char *section);
 /* The [safety] collision_reaction values by cfg_collision_reaction, NULL-terminated. */
 extern const char *const cfg_collision_reaction_names[];
 /* The [trajectory] shaper values by cfg_shaper, NULL-terminated. */
