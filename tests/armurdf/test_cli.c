@@ -72,8 +72,17 @@ static void test_write_and_check_config(void **state)
                     NULL};
     char *out, *err;
     assert_int_equal(run(argv, &out, &err), 0);
-    char expect[800];
-    snprintf(expect, sizeof expect, "armurdf: %s: 4 joints written\n", joints);
+    /* ROBOTIS's effort="1000": one warning per chain joint, naming it, then the count */
+    char expect[2000];
+    int k = 0;
+    static const int limit_line[] = {45, 75, 105, 135};
+    for (int i = 1; i <= 4; i++)
+        k += snprintf(expect + k, sizeof expect - (size_t)k,
+                      "%s:%d: warning: joint 'joint%d': <limit effort=\"1000\"> is a placeholder, "
+                      "not the actuator's limit; set torque in [joint joint%d] to the servo's "
+                      "stall torque from its data sheet [N m] (or less)\n",
+                      urdf, limit_line[i - 1], i, i);
+    snprintf(expect + k, sizeof expect - (size_t)k, "armurdf: %s: 4 joints written\n", joints);
     assert_string_equal(err, expect);
     assert_string_equal(out, "");
     free(out);

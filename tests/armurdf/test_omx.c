@@ -18,6 +18,7 @@
 
 #include "config/config.h"
 #include "tests/armurdf/armurdf_support.h"
+#include "tools/armurdf/urdf_internal.h"
 
 static const char *root = ".";
 static armd_config cfg, example; /* large: static */
@@ -176,13 +177,80 @@ static void test_ini_and_example(void **state)
     imported_free(&im);
 }
 
+/* Every number armurdf writes, comments included, reads back as the URDF's double: the lumped
+ * links' masses and --at positions in the comments too. */
+static void test_numbers_round_trip(void **state)
+{
+    (void)state;
+    imported im;
+    import_omx_ok(&im);
+    assert_non_null(strstr(im.ini, ";   link 'link1' 0.079119962 kg, fixed joint 'world_fixed'\n"));
+    assert_non_null(strstr(im.ini, ";   link 'link5' 0.14327573 kg\n"));
+    assert_non_null(strstr(im.ini, "prismatic joint 'gripper_left_joint' at 0.01 m (--at)\n"));
+    /* the URDF's own 0.047433463999999995 (xacro's sum 0.018 + 0.029433464) is another double
+     * than 0.047433464: it is written as is */
+    assert_non_null(strstr(im.ini, "com = -0.0003018487 0.00054043684 0.047433463999999995\n"));
+    static const double v[] = {0.1 + 0.2, 1.0 / 3, 0.047433464,
+                               1000,      1e17,    123456789012.5,
+                               -2.5e-7,   5e-324,  1.7976931348623157e308,
+                               -0.0};
+    static const char *const want[] = {"0.30000000000000004",
+                                       "0.3333333333333333",
+                                       "0.047433464",
+                                       "1000",
+                                       "1e+17",
+                                       "123456789012.5",
+                                       "-2.5e-07",
+                                       "5e-324",
+                                       "1.7976931348623157e+308",
+                                       "0"};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char b[URDF_NUM_LEN];
+        assert_string_equal(urdf_num(v[i], b), want[i]);
+    }
+    imported_free(&im);
+}
+
+/* effort="1000" (ROBOTIS's, the ROS tutorials') is flagged per joint, on stderr and in the
+ * INI, with what to write instead; a real rating is not. */
+static void test_effort_placeholder(void **state)
+{
+    (void)state;
+    assert_true(urdf_effort_placeholder(1000) && urdf_effort_placeholder(1e4));
+    assert_true(urdf_effort_placeholder(0));
+    assert_false(urdf_effort_placeholder(4.1) || urdf_effort_placeholder(50) ||
+                 urdf_effort_placeholder(1500) || urdf_effort_placeholder(100));
+    imported im;
+    import_omx_ok(&im);
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&text, &n);
+    assert_non_null(f);
+    assert_int_equal(urdf_warn_placeholders(f, im.r, &im.arm), 4);
+    fclose(f);
+    static const int line[] = {45, 75, 105, 135};
+    for (int i = 0; i < 4; i++) {
+        char want[256];
+        snprintf(
+            want, sizeof want,
+            "open_manipulator_x.urdf:%d: warning: joint 'joint%d': <limit effort=\"1000\"> is a "
+            "placeholder, not the actuator's limit; set torque in [joint joint%d] to the "
+            "servo's stall torque from its data sheet [N m] (or less)\n",
+            line[i], i + 1, i + 1);
+        if (!strstr(text, want)) fail_msg("no line\n%s\nin\n%s", want, text);
+    }
+    assert_non_null(strstr(im.ini, "; torque: the URDF's effort limit is a placeholder"));
+    free(text);
+    imported_free(&im);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) root = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain_and_masses),
-        cmocka_unit_test(test_tip_and_at_checked),
-        cmocka_unit_test(test_ini_and_example),
+        cmocka_unit_test(test_chain_and_masses),   cmocka_unit_test(test_tip_and_at_checked),
+        cmocka_unit_test(test_ini_and_example),    cmocka_unit_test(test_numbers_round_trip),
+        cmocka_unit_test(test_effort_placeholder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

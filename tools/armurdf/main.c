@@ -142,6 +142,7 @@ int main(int argc, char **argv)
         return 1;
     }
     rc = write_out(out, r, &arm) ? 2 : 0;
+    if (!rc) urdf_warn_placeholders(stderr, r, &arm);
     if (!rc && out) fprintf(stderr, "armurdf: %s: %d joints written\n", out, arm.n);
     urdf_arm_free(&arm);
     urdf_free(r);

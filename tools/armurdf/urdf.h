@@ -171,4 +171,13 @@ void urdf_arm_free(urdf_arm *arm);
  * back as the same double. Returns 0, or -1 on a write error. */
 int urdf_write_ini(FILE *out, const urdf_robot *r, const urdf_arm *arm);
 
+/* An effort limit that is a stand-in rather than an actuator's rating: 0 or a power of ten from
+ * 1000 up (effort="1000.0" in the ROS URDF tutorial's R2D2, github.com/ros/urdf_tutorial
+ * urdf/06-flexible.urdf; effort="1000" in ROBOTIS's OpenManipulator-X URDF). */
+bool urdf_effort_placeholder(double effort);
+
+/* One line on err per chain joint whose effort limit is a placeholder, naming the joint and
+ * what to write instead; returns how many. */
+int urdf_warn_placeholders(FILE *err, const urdf_robot *r, const urdf_arm *arm);
+
 #endif

@@ -39,7 +39,9 @@ static void put_lumped(FILE *f, const urdf_robot *r, const urdf_lumped *l)
 {
     char bl[SHOW_LEN], bj[SHOW_LEN];
     const urdf_link *lk = &r->link[l->link];
-    fprintf(f, ";   link '%s' %g kg", show(lk->name, bl), lk->has_inertial ? lk->mass : 0.0);
+    char bm[URDF_NUM_LEN], bv[URDF_NUM_LEN];
+    fprintf(f, ";   link '%s' %s kg", show(lk->name, bl),
+            urdf_num(lk->has_inertial ? lk->mass : 0.0, bm));
     if (l->joint < 0) {
         fputc('\n', f);
         return;
@@ -51,7 +53,8 @@ static void put_lumped(FILE *f, const urdf_robot *r, const urdf_lumped *l)
         return;
     }
     static const char *const from[] = {"", "", "default", "--at", "its <mimic> rule"};
-    fprintf(f, " at %g %s (%s)\n", l->value, j->type == URDF_PRISMATIC ? "m" : "rad", from[l->how]);
+    fprintf(f, " at %s %s (%s)\n", urdf_num(l->value, bv), j->type == URDF_PRISMATIC ? "m" : "rad",
+            from[l->how]);
 }
 
 /* The header: where the sections come from and what they leave to the user. */
@@ -98,6 +101,9 @@ static void put_limits(FILE *f, const urdf_joint *j)
         put(f, "upper", &j->upper, 1);
     }
     if (j->has_velocity) put(f, "velocity", &j->velocity, 1);
+    if (j->has_effort && urdf_effort_placeholder(j->effort))
+        fprintf(f, "; torque: the URDF's effort limit is a placeholder, not the actuator's: "
+                   "write the servo's\n; stall torque from its data sheet (or less)\n");
     if (j->has_effort) put(f, "torque", &j->effort, 1);
     if (j->has_damping) put(f, "viscous", &j->damping, 1);
     if (j->has_friction) put(f, "coulomb", &j->friction, 1);
@@ -136,6 +142,33 @@ static void put_joint(FILE *f, const urdf_robot *r, const urdf_arm *arm, const u
     put(f, "com", c->com, 3);
     put(f, "inertia", c->inertia, 6);
     put_limits(f, j);
+}
+
+bool urdf_effort_placeholder(double effort)
+{
+    if (effort == 0) return true;
+    for (double p = 1e3; p <= 1e12; p *= 10)
+        if (effort == p) return true;
+    return false;
+}
+
+int urdf_warn_placeholders(FILE *err, const urdf_robot *r, const urdf_arm *arm)
+{
+    int n = 0;
+    for (int i = 0; i < arm->n; i++) {
+        const urdf_joint *j = &r->joint[arm->j[i].joint];
+        if (!j->has_effort || !urdf_effort_placeholder(j->effort)) continue;
+        char b[URDF_NUM_LEN];
+        fprintf(err,
+                "%s:%d: warning: joint '%.100s': <limit effort=\"%s\"> is a placeholder, not "
+                "the actuator's limit; set torque in [joint %.100s] to the servo's stall %s "
+                "from its data sheet [%s] (or less)\n",
+                r->file, j->limit_line, j->name, urdf_num(j->effort, b), j->name,
+                j->type == URDF_PRISMATIC ? "force" : "torque",
+                j->type == URDF_PRISMATIC ? "N" : "N m");
+        n++;
+    }
+    return n;
 }
 
 int urdf_write_ini(FILE *out, const urdf_robot *r, const urdf_arm *arm)
