@@ -52,7 +52,7 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1:8080", metavar="HOST:PORT",
                    help="address to serve on (default 127.0.0.1:8080, this machine only)")
     p.add_argument("--control", action="store_true",
-                   help="add enable, disable, estop and a gains form to the page; every "
+                   help="add enable, disable, estop, reset and a gains form to the page; every "
                    "command needs the token armweb writes to --token-file")
     p.add_argument("--token-file", metavar="FILE",
                    help="where --control writes its token (default: armweb.token beside "
