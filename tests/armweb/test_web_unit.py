@@ -51,7 +51,7 @@ def check(cond, message):
 
 
 def status_sample(n, state="holding"):
-    """A status result shaped as armd's (README's Socket API table)."""
+    """A status result shaped as armd's (armd-api(7), status)."""
     t = {"p50": 18.5, "p99": 87.25, "max": 1334.0}
     return {
         "state": state, "fault": None, "time": 12.5, "controller": "computed_torque",

@@ -1,4 +1,4 @@
-"""armd_link.py — armweb's one connection to armd's socket (README "Socket API"), an ordinary
+"""armd_link.py — armweb's one connection to armd's socket (armd-api(7)), an ordinary
 client like armctl, kept up for as long as armweb runs.
 
 On each connection: `info`, `subscribe` at most 60 Hz (a whole decimation of the loop rate),
