@@ -5,6 +5,8 @@ fragments, ping) and Runtime.evaluate / Page.captureScreenshot on top of it.
 
 Chromium runs as root here, hence --no-sandbox; it gets a fresh profile directory, no network
 but what the page asks for (armweb on 127.0.0.1), and is stopped with its whole process group.
+A DevTools command may take long on a loaded machine (a screenshot of the page, software
+rendering, behind a busy build): each may take up to PROTOCOL_TIMEOUT_S.
 """
 import base64
 import hashlib
@@ -23,6 +25,7 @@ import urllib.request
 from web_lib import Skip, TestFailure, check, die_with_parent
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
+PROTOCOL_TIMEOUT_S = 120.0  # [s] one DevTools reply at most: generous, for a loaded machine
 
 
 def find_chromium():
@@ -38,7 +41,7 @@ def find_chromium():
 class WebSocket:
     """A client WebSocket connection (ws:// only) exchanging text messages."""
 
-    def __init__(self, url, timeout=30.0):
+    def __init__(self, url, timeout=PROTOCOL_TIMEOUT_S):
         u = urllib.parse.urlparse(url)
         check(u.scheme == "ws", "not a ws:// URL: %s" % url)
         self.sock = socket.create_connection((u.hostname, u.port), timeout=timeout)
@@ -137,7 +140,8 @@ class Browser:
                                      stderr=open(self.log_path, "w"), start_new_session=True,
                                      preexec_fn=die_with_parent)
         port = self._devtools_port(60)
-        with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port, timeout=10) as r:
+        with urllib.request.urlopen("http://127.0.0.1:%d/json/list" % port,
+                                    timeout=PROTOCOL_TIMEOUT_S) as r:
             targets = json.loads(r.read())
         pages = [t for t in targets if t.get("type") == "page"]
         check(pages, "Chromium shows no page: %s" % targets)

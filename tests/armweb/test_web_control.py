@@ -12,8 +12,12 @@ rebinding). With --allow-remote-control on 0.0.0.0, a foreign Host is still refu
 right token, while the address the request came to is accepted. The page: its control buttons
 are disabled until the token is entered (never in the URL); then a gain armd refuses (kp = -1)
 shows armd's own error (invalid_params, naming kp) under the form and leaves the gains as they
-were; a valid gain typed into the form reaches armd; the E-STOP button, pressed in the page,
-puts armd in `estop` (checked on armd's socket) and the page then reads `estop`.
+were; a valid gain typed into the form reaches armd; Reset is disabled while the arm holds
+(nothing to reset); the E-STOP button, pressed in the page, puts armd in `estop` (checked on
+armd's socket), the page then reads `estop`, its event log has the state change to estop at the
+top, and armweb keeps it for a browser that comes later (/api/state's events); Reset, now
+enabled and pressed in the page, takes armd from estop to `disabled`, after which the page's
+Enable brings it to `holding` (both checked on armd's socket).
 """
 import grp
 import json
@@ -177,6 +181,39 @@ def check_gains_form(br, c):
           (text, before["kd"][0], kd))
 
 
+# the event log, newest first: [method, local time, the entry without its time]
+EVENT_LOG = """[...document.querySelectorAll('#events li')].map((e) => {
+  const t = e.querySelector('time').textContent;
+  return [e.dataset.method, t, e.textContent.slice(t.length)]; })"""
+
+
+def check_reset(br, web, c):
+    """After the page's E-STOP: the event log, then Reset and Enable from the page."""
+    log = br.wait_for("(() => { const l = %s; return l.length && l[0][0] === 'state' && "
+                      "l[0][2].endsWith('estop') && l; })()" % EVENT_LOG, 30,
+                      "the event log topped by the state change to estop")
+    kept = [e for e in web.state()["events"] if e["method"] == "state"]
+    check(kept and kept[-1]["params"]["state"] == "estop" and
+          isinstance(kept[-1]["params"].get("seen"), float),
+          "armweb's last state event kept for later browsers: %s" % kept[-1:])
+    br.wait_for("!document.getElementById('reset').disabled", 30,
+                "Reset enabled while armd is in estop")
+    br.evaluate("document.getElementById('reset').click(), true")
+    wait_until(lambda: c.call("status")["state"] == "disabled", 10,
+               "armd disabled after the page's Reset")
+    br.wait_for("document.getElementById('state').textContent === 'disabled' && "
+                "document.getElementById('reset').disabled", 30,
+                "the page reading disabled, Reset disabled again")
+    check(br.evaluate("document.getElementById('command-error').textContent") == "",
+          "the page shows an error after Reset: %r" %
+          br.evaluate("document.getElementById('command-error').textContent"))
+    br.evaluate("document.getElementById('enable').click(), true")
+    wait_until(lambda: c.call("status")["state"] == "holding", 10,
+               "armd holding after the page's Enable")
+    print("event log after E-STOP, newest first: %s; Reset in the page: armd disabled; "
+          "Enable in the page: armd holding" % [t + ' ' + x for _, t, x in log[:2]])
+
+
 def main(args):
     with test_api_lib.Rig(args, "web-control") as rig:
         c = rig.client()
@@ -191,6 +228,8 @@ def main(args):
                             "document.querySelectorAll('#gains-form input').length === 18",
                             60, "the control panel, the gains form and state holding")
                 enter_token(br, web)
+                check(br.evaluate("document.getElementById('reset').disabled"),
+                      "Reset is enabled while the arm holds (nothing to reset)")
                 check_gains_form(br, c)
                 t0 = time.monotonic()
                 br.evaluate("document.getElementById('estop').click(), true")
@@ -203,12 +242,13 @@ def main(args):
                       == "", "the page shows an error after estop")
                 print("E-STOP pressed in the page: armd in estop within %.0f ms (polled on "
                       "its socket); the page reads estop" % (took * 1e3))
+                check_reset(br, web, c)
         check("estop from the page" in web.log(), "armweb did not log the estop:\n" + web.log())
         check(not os.path.exists(web.token_path), "%s is still there after armweb's exit" %
               web.token_path)
         print("token file removed at exit")
-        c.call("reset")
-        enable_and_hold(c)
+        check(c.call("status")["state"] == "holding", "armd left holding after the page's "
+              "Enable")
         check_remote_host(args, rig, c)
         c.close()
 

@@ -3,11 +3,15 @@
 (read-only), the arm enabled; headless Chromium opens the page.
 
 Asserts, through the DOM: six joint cards, each position plot with at least 180 samples and
-its measured line drawn on the canvas; the state reads `holding`; each joint's shown q equals armd's status q
-(the arm holds still); the loop timing and gains tables show armd's numbers; no control
-buttons. Over HTTP: the commands answer 403 read_only and change nothing; /js/chart.js is
-Debian's file. Then a move: the page follows it (shows armd's q where the arm stops). The
-screenshot is a real picture (more than 200 distinct colours; a blank page has a handful).
+its measured line drawn on the canvas; the state reads `holding`; each joint's shown q equals
+armd's status q (the arm holds still); the loop timing and gains tables show armd's numbers; no
+control buttons; the cards in the grid armweb's rule gives (info.columns: 3, two rows of
+three); every time axis (positions, errors, torques) labelled in seconds before the newest
+sample, -10 s ... 0 s. Over HTTP: the commands (reset among them) answer 403 read_only and
+change nothing; /js/chart.js is Debian's file. Then a move: the page follows it (shows armd's q
+where the arm stops) and its event log shows, newest first, the move's trajectory_done (done)
+above the state changes moving and holding. The screenshot is a real picture (more than 200
+distinct colours; a blank page has a handful).
 """
 import json
 import os
@@ -48,8 +52,23 @@ DOM_SUMMARY = """(() => {
     controls: ['estop', 'enable', 'disable', 'gains-apply'].filter((id) =>
       document.getElementById(id)),
     controlShown: getComputedStyle(document.getElementById('control')).display !== 'none',
+    // the cards' rows: how many cards share each distinct top edge, top to bottom
+    rows: Object.values(cards.reduce((r, c) => {
+      r[c.offsetTop] = (r[c.offsetTop] || 0) + 1; return r; }, {})),
+    columns: getComputedStyle(document.getElementById('joints')).gridTemplateColumns
+      .split(' ').length,
+    // the labels of every time axis: joint positions and errors, then the torques
+    axes: [...document.querySelectorAll('section.joint canvas'),
+      document.getElementById('torque-chart')].map((c) =>
+      Chart.getChart(c).scales.x.ticks.map((t) => t.label)),
   };
 })()"""
+
+# the event log, newest first: [method, local time, the entry without its time]
+EVENT_LOG = """[...document.querySelectorAll('#events li')].map((e) => {
+  const t = e.querySelector('time').textContent;
+  return [e.dataset.method, t, e.textContent.slice(t.length)]; })"""
+RELATIVE_AXIS = ["\u221210 s", "\u22128 s", "\u22126 s", "\u22124 s", "\u22122 s", "0 s"]
 
 # 3 s of telemetry in every plot (armweb subscribes at 58.8 Hz at 1 kHz)
 ALL_PLOTTED = ("(() => { const c = [...document.querySelectorAll('section.joint')];"
@@ -59,7 +78,7 @@ ALL_PLOTTED = ("(() => { const c = [...document.querySelectorAll('section.joint'
 def check_read_only(web, c):
     """Every command endpoint refuses with 403 read_only; the arm stays as it was."""
     for path, body in (("/api/estop", None), ("/api/disable", None), ("/api/enable", None),
-                       ("/api/gains", {"kp": 1})):
+                       ("/api/reset", None), ("/api/gains", {"kp": 1})):
         status, _, reply = web.request(path, body=body if body else b"{}",
                                        headers={"X-Armweb": "1"}, method="POST")
         check(status == 403 and json.loads(reply)["error"]["code"] == "read_only",
@@ -70,8 +89,9 @@ def check_read_only(web, c):
           "/js/chart.js is not Debian's %s (HTTP %d)" % (CHARTJS, status))
 
 
-def check_holding_page(br, c):
-    """The DOM once every plot has data: state, joints, timing, gains, no controls."""
+def check_holding_page(br, c, web):
+    """The DOM once every plot has data: state, joints, timing, gains, no controls, the grid
+    of cards, the time axes."""
     br.wait_for(ALL_PLOTTED, 60, "six joint plots with at least 180 samples each")
     dom = br.evaluate(DOM_SUMMARY)
     st = c.call("status")
@@ -98,16 +118,25 @@ def check_holding_page(br, c):
                   (key, k + 1, row[m], gains[key][k]))
     check(not dom["controls"] and not dom["controlShown"],
           "a read-only page shows control elements: %s" % dom["controls"])
+    columns = web.state()["info"]["columns"]
+    check(columns == 3 and dom["columns"] == 3 and dom["rows"] == [3, 3],
+          "6 joints: armweb's rule gives %s columns; the page has %d columns, rows of %s "
+          "(expected 3, two rows of three)" % (columns, dom["columns"], dom["rows"]))
+    for k, labels in enumerate(dom["axes"]):
+        check(labels == RELATIVE_AXIS, "time axis %d of %d labelled %s, expected %s" %
+              (k + 1, len(dom["axes"]), labels, RELATIVE_AXIS))
     print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
-          "of the measured line %s, timing and gains shown, no controls" %
-          ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]]))
+          "of the measured line %s, timing and gains shown, no controls; cards in rows of %s; "
+          "%d time axes labelled %s" %
+          ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]],
+           dom["rows"], len(dom["axes"]), " ".join(RELATIVE_AXIS)))
 
 
 def check_page_follows_move(br, c):
     """A move: the page's last values are armd's where the arm came to rest (also when armd
     cut the move short: the page has to show where the arm is, not where it was sent)."""
     q0 = c.call("status")["q"]
-    c.call("move_to", {"q": TARGET, "duration": 3.0})
+    traj = c.call("move_to", {"q": TARGET, "duration": 3.0})["id"]
     wait_until(lambda: c.call("status")["trajectory"] is None, 15, "the move ends")
     time.sleep(1.0)
     st = c.call("status")
@@ -118,6 +147,16 @@ def check_page_follows_move(br, c):
               "armd %.4f" % (j["name"], j["q"], st["q"][k]))
     print("after a 3 s move (j1 %.3f -> %.3f rad): the page shows armd's q within 2 mrad" %
           (q0[0], st["q"][0]))
+    done = "#%d " % traj  # "done", or "aborted: why" when armd cut it short
+    log = br.wait_for("(() => { const l = %s; return l.some((e) => e[0] === 'trajectory_done' "
+                      "&& e[2].includes(%s)) && l; })()" % (EVENT_LOG, json.dumps(done)), 30,
+                      "the event log showing trajectory_done " + done)
+    order = [(m, x.split(" ", 1)[1]) for m, _, x in log[:3]]
+    # newest first: armd's state holding (the end of the move), the trajectory, state moving
+    check(order[0] == ("state", "holding") and order[1][0] == "trajectory_done" and
+          order[1][1].startswith(done) and order[2] == ("state", "moving"),
+          "the event log after the move, newest first: %s" % log)
+    print("event log after the move, newest first: %s" % [t + ' ' + x for _, t, x in log[:3]])
 
 
 def main(args):
@@ -127,7 +166,7 @@ def main(args):
         with Armweb(args, rig) as web:
             check_read_only(web, c)
             with Browser(web.url("/"), height=1100, log_dir=rig.dir) as br:
-                check_holding_page(br, c)
+                check_holding_page(br, c, web)
                 check_page_follows_move(br, c)
                 t0 = time.monotonic()
                 png = br.screenshot()

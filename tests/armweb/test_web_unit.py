@@ -15,6 +15,10 @@
   header is checked (missing, other scheme, wrong, right). The Host allowlist: loopback names,
   the --listen address, --allow-host names and the address a request came to; nothing else.
 - the screenshot tests' PNG reader (png_colours.py): random images through every filter.
+- the joint cards' grid (layout.py): the columns for 1 ... 7 joints as documented, and for every
+  count up to 64 no last row of a single card.
+- armd's events kept for a new browser: the last 20 (telemetry not among them), each stamped
+  with when armweb saw it, the last fault kept beside them; in the snapshot a new browser gets.
 
 usage: test_web_unit.py TOOLS_ARMWEB_DIR
 """
@@ -34,7 +38,7 @@ sys.dont_write_bytecode = True
 
 import png_colours  # noqa: E402
 import prom_text  # noqa: E402
-from webview import armd_link, auth, fanout, metrics  # noqa: E402
+from webview import armd_link, auth, fanout, layout, metrics  # noqa: E402
 
 
 class Failure(Exception):
@@ -47,7 +51,7 @@ def check(cond, message):
 
 
 def status_sample(n, state="holding"):
-    """A status result shaped as armd's (README's Socket API table)."""
+    """A status result shaped as armd's (armd-api(7), status)."""
     t = {"p50": 18.5, "p99": 87.25, "max": 1334.0}
     return {
         "state": state, "fault": None, "time": 12.5, "controller": "computed_torque",
@@ -365,8 +369,64 @@ def test_png_reader():
     print("PNG reader: random images through all five filters read back exactly")
 
 
+def test_layout():
+    want = {1: 1, 2: 2, 3: 3, 4: 2, 5: 3, 6: 3, 7: 4}
+    got = {n: layout.joint_columns(n) for n in want}
+    check(got == want, "columns for 1 ... 7 joints: %s, expected %s" % (got, want))
+    for n in range(2, 65):
+        cols = layout.joint_columns(n)
+        rows = [min(cols, n - k) for k in range(0, n, cols)]  # the grid fills row by row
+        check(1 <= cols <= n and rows[-1] > 1,
+              "%d joints in %d columns: rows of %s, a lone card" % (n, cols, rows))
+    print("layout: columns for 1 ... 7 joints %s; no lone card up to 64" %
+          [want[n] for n in sorted(want)])
+
+
+class FakeFanout:
+    """What ArmdLink publishes, in order."""
+
+    def __init__(self):
+        self.published = []
+        self.samples = 0
+
+    def publish(self, kind, data):
+        self.published.append((kind, data))
+
+    def add_sample(self, params):
+        self.samples += 1
+
+
+def test_event_history():
+    from webview import server
+    fo = FakeFanout()
+    link = armd_link.ArmdLink("/nonexistent.sock", fo)
+    link._take({"method": "fault", "params": {"time": 1.0, "reason": "j2: following error "
+                                                                      "0.2 rad", "state": "fault"}})
+    for k in range(25):
+        link._take({"method": "state", "params": {"time": 2.0 + k, "state": "estop"}})
+        link._take({"method": "telemetry", "params": {"time": [2.0 + k]}})
+    link._take({"method": "trajectory_done", "params": None})
+    events = list(link.events)
+    check(len(events) == armd_link.EVENT_LOG == 20, "%d events kept" % len(events))
+    check(events[-1]["method"] == "trajectory_done" and events[-2]["params"]["time"] == 26.0 and
+          all(e["method"] != "telemetry" for e in events), "events kept: %s" % events[-3:])
+    check(all(isinstance(e["params"]["seen"], float) for e in events), "an event without seen")
+    check(link.last_fault["reason"].startswith("j2:"), "last fault %s" % link.last_fault)
+    check(fo.samples == 25 and [k for k, _ in fo.published].count("armd") == 27,
+          "published %d armd events, %d samples" % (len(fo.published), fo.samples))
+    srv = server.Server(link, fanout.Fanout(), os.path.join(sys.argv[1], "static"),
+                        "/nonexistent", False, "127.0.0.1")
+    hist = [m for m in srv.snapshot() if m.startswith(b"event: history\n")]
+    check(len(hist) == 1 and b'"trajectory_done"' in hist[0] and b"following error" in hist[0],
+          "the snapshot's history: %r" % hist)
+    print("events: the last 20 kept with when armweb saw them, the last fault beside them, "
+          "both in a new browser's snapshot")
+
+
 def main_():
     try:
+        test_layout()
+        test_event_history()
         test_png_reader()
         test_exposition()
         test_escaping()

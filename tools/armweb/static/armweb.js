@@ -1,15 +1,23 @@
 // armweb.js — the page: reads armweb's event stream (/events) and draws the last 10 s of every
-// joint (desired vs measured position, tracking error), the torques, state, faults, loop timing
-// and gains, with Chart.js (Debian's libjs-chart.js, served by armweb as /js/chart.js).
+// joint (desired vs measured position, tracking error), the torques, state, faults, the last
+// events, loop timing and gains, with Chart.js (Debian's libjs-chart.js, served by armweb as
+// /js/chart.js).
 //
 // Telemetry comes in batches about 10 times a second; the charts are redrawn at most that often
-// (on a timer, only when new data arrived). Units as armd's socket gives them: rad, N m (m, N on
-// prismatic joints); the tracking error is shown in mrad (mm). Hooks for tests: every joint card
-// has data-joint and data-points (samples in its position plot); #state has data-state.
+// (on a timer, only when new data arrived). The time axes are seconds before the newest sample
+// (-10 s ... 0 s); the samples keep armd's clock, the ticks are placed and named relative to it.
+// Units as armd's socket gives them: rad, N m (m, N on prismatic joints); the tracking error is
+// shown in mrad (mm). The joint cards fill a grid of info.columns columns (armweb's rule,
+// webview/layout.py: no lone card in the last row). Hooks for tests: every joint card has
+// data-joint and data-points (samples in its position plot); #state has data-state; every
+// entry of the event log (#events, newest first) has data-method.
 "use strict";
 
 const WINDOW_S = 10;           // seconds of history in every plot
+const TICK_S = 2;              // a time-axis tick every 2 s: -10 s, -8 s, ... 0 s
 const REDRAW_MS = 100;         // at most 10 redraws per second
+const EVENT_LOG = 20;          // entries in the event log
+const MINUS = "\u2212";        // the minus sign of the time axis labels
 const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
   "#e377c2"];
 
@@ -21,6 +29,8 @@ const page = {
   lastTime: null,    // armd time of the newest sample [s]
   dirty: false,
   gains: null,
+  state: "",         // armd's state as last shown ("" = not known)
+  connected: null,   // armweb's link to armd, as last shown
 };
 
 const $ = (id) => document.getElementById(id);
@@ -41,7 +51,22 @@ function fmt(x, digits) {
   return typeof x === "number" && isFinite(x) ? x.toFixed(digits) : "-";
 }
 
-// A scrolling line chart: x is armd's time [s], the last WINDOW_S seconds.
+// A time-axis label: seconds relative to the newest sample, "−10 s" ... "0 s".
+function relativeLabel(s) {
+  const r = Math.round(s);
+  return (r < 0 ? MINUS + String(-r) : "0") + " s";
+}
+
+// The x axis's ticks: every TICK_S seconds back from the newest sample (armd's time), so that
+// the labels are whole seconds ago whatever armd's clock reads.
+function relativeTicks(axis) {
+  if (page.lastTime === null) return;
+  axis.ticks = [];
+  for (let s = -WINDOW_S; s <= 0; s += TICK_S) axis.ticks.push({ value: page.lastTime + s });
+}
+
+// A scrolling line chart: x is armd's time [s], the last WINDOW_S seconds, labelled in seconds
+// before the newest sample.
 function lineChart(canvas, datasets, yTitle, legend) {
   return new Chart(canvas, {
     type: "line",
@@ -57,7 +82,9 @@ function lineChart(canvas, datasets, yTitle, legend) {
       plugins: { legend: { display: legend, labels: { boxWidth: 12, font: { size: 10 } } },
         tooltip: { enabled: false } },
       scales: {
-        x: { type: "linear", ticks: { maxTicksLimit: 6, font: { size: 10 } } },
+        x: { type: "linear", afterBuildTicks: relativeTicks,
+          ticks: { autoSkip: false, maxRotation: 0, font: { size: 10 },
+            callback: (v) => (page.lastTime === null ? "" : relativeLabel(v - page.lastTime)) } },
         y: { title: { display: !!yTitle, text: yTitle, font: { size: 10 } },
           ticks: { maxTicksLimit: 5, font: { size: 10 } } },
       },
@@ -78,6 +105,7 @@ function buildJoints(info) {
   if (page.torque) page.torque.destroy();
   const box = $("joints");
   box.replaceChildren();
+  box.style.setProperty("--columns", String(info.columns || 1));
   page.joints = info.joints.map((name, i) => {
     const prismatic = info.types && info.types[i] === "prismatic";
     const readout = el("div", { class: "readout" });
@@ -176,6 +204,8 @@ function setState(s) {
   const e = $("state");
   e.textContent = s || "unknown";
   e.dataset.state = s || "";
+  page.state = s || "";
+  updateControls();
 }
 
 function onStatus(s) {
@@ -206,20 +236,58 @@ function onLink(l) {
     : `armd unreachable: ${l.message}`;
   e.className = "link " + (l.connected ? "up" : "down");
   if (!l.connected) setState("");
+  if (page.connected !== null && page.connected !== !!l.connected)
+    logEvent("link", l.connected ? "armweb connected to armd" : `armd lost: ${l.message}`,
+      Date.now() / 1000);
+  page.connected = !!l.connected;
+}
+
+// ------------------------------------------------------------------------------ events
+// The local clock time of a Unix time [s] (when armweb saw the event).
+function clock(unix) {
+  return typeof unix === "number" ? new Date(unix * 1000).toLocaleTimeString() : "";
+}
+
+// What one armd event says, in a line.
+function describe(m) {
+  const p = m.params || {};
+  switch (m.method) {
+    case "state": return p.state;
+    case "fault": return p.reason;
+    case "trajectory_done": return `#${p.id} ${p.result}`;
+    case "collision": return `${p.joint} ${fmt(p.external_torque && Math.max(
+      ...p.external_torque.map(Math.abs)), 1)} N m, ${p.reaction}`;
+    default: return JSON.stringify(p);
+  }
+}
+
+// A new entry at the top of the event log (the oldest beyond EVENT_LOG go).
+function logEvent(method, text, seen, armdTime) {
+  const list = $("events");
+  const title = typeof armdTime === "number" ? `armd time ${fmt(armdTime, 3)} s` : "";
+  list.prepend(el("li", { "data-method": method, title },
+    el("time", {}, clock(seen)), el("b", {}, method), " ", text));
+  while (list.children.length > EVENT_LOG) list.lastElementChild.remove();
+}
+
+function showFault(p) {
+  const t = typeof p.time === "number" ? ` at t = ${fmt(p.time, 3)} s` : "";
+  const seen = p.seen ? ` (${clock(p.seen)})` : "";
+  $("last-fault").textContent = `${p.reason}${t}${seen}`;
 }
 
 function onArmdEvent(m) {
   const p = m.params || {};
-  const t = typeof p.time === "number" ? ` at t = ${fmt(p.time, 3)} s` : "";
-  if (m.method === "fault") {
-    const seen = p.seen ? ` (${new Date(p.seen * 1000).toLocaleTimeString()})` : "";
-    $("last-fault").textContent = `${p.reason}${t}${seen}`;
-  }
+  if (m.method === "fault") showFault(p);
   if (m.method === "state") setState(p.state);
-  const what = { state: p.state, fault: p.reason, trajectory_done: `#${p.id} ${p.result}`,
-    collision: `${p.joint} ${fmt(p.external_torque && Math.max(...p.external_torque.map(
-      Math.abs)), 1)} N m, ${p.reaction}` }[m.method];
-  $("last-event").textContent = `${m.method}${what ? ": " + what : ""}${t}`;
+  logEvent(m.method, describe(m), p.seen, p.time);
+}
+
+// What a browser that opens the page finds: armd's last events (oldest first) and last fault.
+function onHistory(h) {
+  $("events").replaceChildren();
+  for (const m of h.events || []) logEvent(m.method, describe(m), m.params.seen, m.params.time);
+  if (h.last_fault) showFault(h.last_fault);
 }
 
 // ----------------------------------------------------------------------------- gains
@@ -231,7 +299,7 @@ function buildGains() {
       : el("span", { class: k }, "-"))))));
   if (page.control && !$("gains-apply")) {
     $("gains-form").append(el("button", { id: "gains-apply", type: "submit" }, "Apply gains"));
-    setControlsEnabled(!!token());
+    updateControls();
   }
   if (page.gains) onGains(page.gains);
 }
@@ -263,16 +331,26 @@ function token() {
   return sessionStorage.getItem(TOKEN_KEY) || "";
 }
 
-function setControlsEnabled(on) {
-  for (const id of ["enable", "disable", "estop", "gains-apply"]) {
+// Every control is usable with a token; Reset only when armd is in fault or estop (when the
+// state is not known, for example armd is unreachable, it stays usable: armd answers).
+function updateControls() {
+  const on = !!token();
+  for (const id of ["enable", "disable", "estop", "reset", "gains-apply"]) {
     const b = $(id);
     if (b) b.disabled = !on;
+  }
+  const reset = $("reset");
+  if (reset && page.state && page.state !== "fault" && page.state !== "estop") {
+    reset.disabled = true;
+    reset.title = `nothing to reset: armd is ${page.state}`;
+  } else if (reset) {
+    reset.title = "clear the fault or estop (armd's reset); then Enable";
   }
 }
 
 function forgetToken(why) {
   sessionStorage.removeItem(TOKEN_KEY);
-  setControlsEnabled(false);
+  updateControls();
   $("token-status").textContent = why;
 }
 
@@ -305,7 +383,7 @@ async function takeToken(ev) {
   const reply = await post("/api/token", undefined, $("command-error"));
   if (reply && reply.result) {
     $("token-status").textContent = "token accepted";
-    setControlsEnabled(true);
+    updateControls();
   }
 }
 
@@ -320,12 +398,13 @@ function buildControl(c) {
       "Disable"),
     el("button", { id: "estop", class: "estop", onclick: () => post("/api/estop", undefined,
       err) }, "E-STOP"),
+    el("button", { id: "reset", onclick: () => post("/api/reset", undefined, err) }, "Reset"),
     el("label", { class: "token", title: `the token is in ${c.token_file}, readable by ` +
       "root and group armd" }, "token ", field),
     el("span", { id: "token-status", class: "token-status" }, ""),
     err);
   box.hidden = false;
-  setControlsEnabled(!!token());
+  updateControls();
   $("token-status").textContent = token() ? "token kept for this tab"
     : `enter the token from ${c.token_file}`;
 }
@@ -359,6 +438,7 @@ function start() {
   on("status", onStatus);
   on("gains", onGains);
   on("telemetry", onTelemetry);
+  on("history", onHistory);
   on("armd", onArmdEvent);
   es.addEventListener("open", () => { $("link").textContent = "armweb connected"; });
   es.addEventListener("error", () => {

@@ -1,4 +1,4 @@
-"""armd_link.py — armweb's one connection to armd's socket (README "Socket API"), an ordinary
+"""armd_link.py — armweb's one connection to armd's socket (armd-api(7)), an ordinary
 client like armctl, kept up for as long as armweb runs.
 
 On each connection: `info`, `subscribe` at most 60 Hz (a whole decimation of the loop rate),
@@ -9,12 +9,13 @@ stopped, dropped armweb) every pending request fails, the state is forgotten, an
 again every second. Runs on armweb's asyncio loop; nothing here blocks.
 """
 import asyncio
+import collections
 import json
 import logging
 import math
 import time
 
-from webview import metrics
+from webview import layout, metrics
 
 log = logging.getLogger("armweb")
 
@@ -24,6 +25,7 @@ GAINS_EVERY = 4          # status polls per gains.get (2 s)
 CALL_TIMEOUT_S = 3.0     # armd answers within 1 s or with its own `timeout` error
 RETRY_S = 1.0
 LINE_LIMIT = 1 << 20     # bytes; armd's longest line (status of 64 joints) is far shorter
+EVENT_LOG = 20           # armd's last events kept for a browser that opens the page later
 
 
 class ArmdError(Exception):
@@ -42,9 +44,10 @@ class ArmdLink:
     """The connection, what armd last told it, and the fault count by reason class.
 
     Public state (read by the web server): connected, info, status, status_at (monotonic s),
-    gains, last_fault (params of the last fault event, with `seen`: when armweb got it, Unix
-    time [s]), faults {class: count}, connects, telemetry_hz, link_message (why it is not
-    connected)."""
+    gains, last_fault (params of the last fault event), events (armd's last EVENT_LOG events
+    but telemetry, oldest first, as {"method", "params"}; every params with `seen`: when armweb
+    got it, Unix time [s]), faults {class: count}, connects, telemetry_hz, link_message (why it
+    is not connected)."""
 
     def __init__(self, path, fanout, name_override=None, max_hz=MAX_TELEMETRY_HZ):
         self.path = path
@@ -60,6 +63,7 @@ class ArmdLink:
         self.status_at = 0.0
         self.gains = None
         self.last_fault = None
+        self.events = collections.deque(maxlen=EVENT_LOG)
         self.faults = {}
         self.connects = 0
         self.telemetry_hz = None
@@ -89,7 +93,8 @@ class ArmdLink:
         i = self.info or {}
         return {"arm": self.arm_name(), "joints": self.joints(), "types": i.get("types"),
                 "rate_hz": i.get("rate_hz"), "version": i.get("version"),
-                "controller": i.get("controller"), "limits": i.get("limits")}
+                "controller": i.get("controller"), "limits": i.get("limits"),
+                "columns": layout.joint_columns(len(self.joints()))}
 
     # ------------------------------------------------------------------------- requests
     async def call(self, method, params=None, timeout=CALL_TIMEOUT_S):
@@ -133,16 +138,20 @@ class ArmdLink:
             if fut is not None and not fut.done():
                 fut.set_result(msg)
             return
-        method, params = msg.get("method"), msg.get("params") or {}
+        method, params = msg.get("method"), msg.get("params")
+        if not isinstance(params, dict):
+            params = {}
         if method == "telemetry":
             self.fanout.add_sample(params)
             return
+        params = dict(params, seen=time.time())  # when armweb saw it (Unix time, s)
         if method == "fault":
             cls = metrics.fault_class(params.get("reason"))
             self.faults[cls] = self.faults.get(cls, 0) + 1
-            params = dict(params, seen=time.time())  # when armweb saw it (Unix time, s)
             self.last_fault = params
-        self.fanout.publish("armd", {"method": method, "params": params})
+        event = {"method": method, "params": params}
+        self.events.append(event)
+        self.fanout.publish("armd", event)
 
     async def _read_loop(self):
         while True:

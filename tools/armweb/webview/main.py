@@ -52,7 +52,7 @@ def parse_args(argv):
     p.add_argument("--listen", default="127.0.0.1:8080", metavar="HOST:PORT",
                    help="address to serve on (default 127.0.0.1:8080, this machine only)")
     p.add_argument("--control", action="store_true",
-                   help="add enable, disable, estop and a gains form to the page; every "
+                   help="add enable, disable, estop, reset and a gains form to the page; every "
                    "command needs the token armweb writes to --token-file")
     p.add_argument("--token-file", metavar="FILE",
                    help="where --control writes its token (default: armweb.token beside "
@@ -94,7 +94,7 @@ def parse_args(argv):
         p.error("--stall-timeout %g: must be 1 ... 300 s" % a.stall_timeout)
     if a.control and not is_loopback_host(a.host) and not a.allow_remote_control:
         p.error("--control with --listen %s would let anyone who reaches that address move "
-                "the arm; listen on 127.0.0.1 and use an SSH tunnel (README), or add "
+                "the arm; listen on 127.0.0.1 and use an SSH tunnel (armweb(1)), or add "
                 "--allow-remote-control if that is really meant" % a.listen)
     if a.control and not a.token_file:
         a.token_file = auth.default_token_file(a.socket)

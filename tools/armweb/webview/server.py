@@ -4,10 +4,13 @@
 Routes:
   GET  /                 the page (static/index.html); /static/* its script and style
   GET  /js/chart.js      Chart.js from Debian's libjs-chart.js (never a copy in armd's tree)
-  GET  /events           server-sent events: link, info, gains, status, telemetry, armd events
-  GET  /api/state        the same state as one JSON object (link, info, status, gains, faults)
+  GET  /events           server-sent events: config, link, info, gains, status, history (armd's
+                         last events, to a new browser), telemetry, armd (each event as it comes)
+  GET  /api/state        the same state as one JSON object (link, info, status, gains, faults,
+                         events)
   GET  /metrics          Prometheus text format (metrics.py)
-  POST /api/enable, /api/disable, /api/estop, /api/gains   only with --control, else 403
+  POST /api/enable, /api/disable, /api/estop, /api/reset, /api/gains
+                         only with --control, else 403
   POST /api/token        only with --control: 200 when the request carries the right token
 
 A command is taken only from armweb's own page and only with armweb's token (auth.py): it must
@@ -42,7 +45,7 @@ BROWSER_STALL_S = 10.0  # default: a browser whose write made no progress this l
 # (net.ipv4.tcp_wmem) for a browser that reads nothing, hours of telemetry (~13 kB/s), so that
 # its stall would not show for minutes; 32 KiB (the kernel doubles it) is some 5 s of stream.
 STREAM_SNDBUF = 32 * 1024
-COMMANDS = ("enable", "disable", "estop")
+COMMANDS = ("enable", "disable", "estop", "reset")
 GAINS_KEYS = ("kp", "kd", "ki")
 LOOPBACK_NAMES = ("localhost", "localhost.", "ip6-localhost")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -171,8 +174,7 @@ class Server:
             msgs.append(sse("gains", k.gains))
         if k.fresh_status():
             msgs.append(sse("status", k.status))
-        if k.last_fault:
-            msgs.append(sse("armd", {"method": "fault", "params": k.last_fault}))
+        msgs.append(sse("history", {"events": list(k.events), "last_fault": k.last_fault}))
         return msgs
 
     async def events(self, request):
@@ -211,7 +213,7 @@ class Server:
         return web.json_response({
             "link": k.link_event(), "info": k.info_event() if k.info else None,
             "status": k.fresh_status(), "gains": k.gains, "faults": k.faults,
-            "last_fault": k.last_fault, "control": self.control,
+            "last_fault": k.last_fault, "events": list(k.events), "control": self.control,
             "browsers": len(self.fanout.browsers)})
 
     async def metrics(self, request):
