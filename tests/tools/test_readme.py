@@ -41,7 +41,7 @@ SKIP = {
         "bootstraps (installs packages with sudo) and builds the tree; this test runs its "
         "steps by hand (armsim, armd, armctl enable, move, wait)",
     "tools/check": "the whole test run, this test included",
-    "tools/demo --config omx.ini":
+    "tools/demo --config omx.ini --q0 0,0,-1.5,0":
         "tools/demo bootstraps (sudo) and builds the tree; the steps below run the same arm "
         "on armsim",
     "tools/armweb/armweb --socket /tmp/armd.sock":
