@@ -61,7 +61,8 @@ SKIP = {
         "validated and armctl exits 1); tests/daemon/test_api_payload.py runs it on lockstep",
     "sudo cp omx.ini /etc/armd/arm0.ini": "sudo: writes /etc/armd",
     "sudo armd --check-config /etc/armd/arm0.ini":
-        "sudo: /etc/armd is readable by root and group armd only (the same check runs above)",
+        "sudo: /etc/armd is readable by root and group armd only (the test runs "
+        "--check-config on the example above)",
     "sudo systemctl enable --now armd@arm0": "sudo: systemd; tests/systemd runs the units",
     "sudo usermod -aG armd $USER": "sudo: changes the machine's users",
     "journalctl -u armd@arm0 -f": "follows the journal of a systemd unit until Ctrl-C",
@@ -75,8 +76,9 @@ SKIP = {
 EXPECT = {}
 
 # A stand-in for the real arm behind a serial device: armsim on a pseudo-terminal for the INI
-# of the armd command, started in this pose (upright, the forearm raised, as tools/demo starts the
-# OpenManipulator-X: at zero it would fall over before it is enabled).
+# of the armd command, started in this pose: upright with the forearm raised, as tools/demo
+# starts the OpenManipulator-X (at zero it would fall over before it is enabled), but 0.1 rad
+# inside joint3's lower limit rather than on it, as the README's gravity_comp enable needs.
 STANDIN_Q0 = {"omx.ini": "0,0,-1.4,0"}
 
 # What the README's example configurations get in this test: the tolerance of a shared, loaded
