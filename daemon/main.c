@@ -54,7 +54,7 @@ static const char usage_text[] =
     "    armd reads the arm description CONFIG (INI), opens and probes the servos on the\n"
     "    configured serial port, and runs a fixed-rate control loop (computed torque, PD +\n"
     "    gravity or gravity compensation) in a real-time thread. Clients command it through a\n"
-    "    UNIX socket speaking newline-delimited JSON (see armctl(1) and README.md). The arm\n"
+    "    UNIX socket speaking newline-delimited JSON (armd-api(7), armctl(1)). The arm\n"
     "    starts disabled (no torque) until a client sends \"enable\".\n"
     "\n"
     "OPTIONS\n"
@@ -129,7 +129,7 @@ static const char usage_text_2[] =
     "    2  usage error or invalid configuration\n"
     "\n"
     "SEE ALSO\n"
-    "    armctl(1), armsim(1), README.md, systemd/armd.service\n";
+    "    armd.conf(5), armd-api(7), armctl(1), armsim(1), systemd/armd.service\n";
 
 /* Everything the main thread owns. */
 typedef struct {

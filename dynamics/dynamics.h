@@ -193,12 +193,13 @@ double dyn_energy(const dyn_model *m, dyn_data *d, const double *q, const double
 
 /* ---------------------------------------------------------------- generated per-arm code
  * tools/armgen writes, for one arm, straight-line C of the functions below with every constant
- * of the model folded in (seed 001: NEDYN + CLEAR). The general core stays the reference;
- * callers that may use generated code call through a dyn_funcs table. */
+ * of the model folded in (as El-Rayyes 1990 does with NEDYN + CLEAR; tools/armgen/README.md). The
+ * general core stays the reference; callers that may use generated code call through a dyn_funcs
+ * table. */
 
-/* The model in its internal form (dyn_internal.h, README "Internal form"), for generators:
- * joint i moves M_i in M_{i-1} by R = Rx(alpha) Rz(theta), p = p0 + disp Rx(alpha) e_z with
- * theta = q + toff, disp = doff (revolute) or theta = toff, disp = q + doff (prismatic). */
+/* The model in its internal form (dyn_internal.h, dynamics/README.md "Frames": Internal form), for
+ * generators: joint i moves M_i in M_{i-1} by R = Rx(alpha) Rz(theta), p = p0 + disp Rx(alpha) e_z
+ * with theta = q + toff, disp = doff (revolute) or theta = toff, disp = q + doff (prismatic). */
 typedef struct {
     dyn_joint_type type;
     double ca, sa;     /* cos, sin of the constant twist alpha about x */

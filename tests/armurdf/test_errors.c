@@ -1,8 +1,8 @@
 /*
  * test_errors.c — every input armurdf refuses gives its documented one-line message with the
- * line of the element concerned (README "armurdf" messages). Each case edits lines of one small
- * valid URDF (a revolute joint, a fixed tool link, a prismatic finger) and names the whole
- * expected message.
+ * line of the element concerned (armurdf(1), tools/armurdf/armurdf.1.md). Each case edits lines of
+ * one small valid URDF (a revolute joint, a fixed tool link, a prismatic finger) and names the
+ * whole expected message.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -64,7 +64,7 @@ def armctl(args, rig, *cmd, timeout=30):
 
 def reload_with(rig, c, name, text):
     """Puts text in as the drop-in arm.d/60-NAME.ini in place of the last one and reloads, as
-    the README tells users to: the arm holds meanwhile."""
+    tools/armctl/README.md tells users to: the arm holds meanwhile."""
     for f in os.listdir(rig.dropin_dir):
         if f.startswith("60-"):
             os.remove(os.path.join(rig.dropin_dir, f))

@@ -157,7 +157,7 @@ def residual(head, rows, d, t_end):
 
 def dump_deflection(path, head, rows, d, t_end):
     """Writes t - t_end [s] (armd time), defl_x, defl_y [mm] from 1 s before the move's end to
-    the end of WINDOW: the data of the README's figure."""
+    the end of WINDOW: the data of the plot that --plot-dir writes (tests/README.md)."""
     it, ix, iy = (truth_column(head, k) for k in ("t", "defl_x", "defl_y"))
     with open(path, "w") as fh:
         for r in rows:

@@ -1,6 +1,7 @@
 /*
  * calibrate.c — `armctl collision calibrate FILE [--runs N] [--factor F] [--floor T]`: proposes
- * [safety] collision_threshold from the arm itself, as the README's "Collision detection" asks:
+ * [safety] collision_threshold from the arm itself (tools/armctl/README.md, "Calibrating collision
+ * thresholds"):
  * the user's own contact-free trajectory is run N times with the collision observer on
  * (`collision = detect`, or `react`), each joint's largest |external torque estimate| r is taken
  * per run from telemetry, and the proposal is, per joint, the largest peak over the runs x F, at

@@ -1,6 +1,6 @@
 /*
  * ident_record.c — one recorded run of `armctl identify` (see ident_run.h): the excitation sent
- * as trajectories, armd's recorder (record.start, record.fetch: README "Socket API") keeping
+ * as trajectories, armd's recorder (record.start, record.fetch: armd-api(7)) keeping
  * every sample at the loop rate whatever this process does meanwhile, the events (a 1 Hz
  * subscription: trajectory_done, fault, collision, state) followed to the motion's end, then
  * the samples fetched in pages from the run's start to its last trajectory_done "done" +

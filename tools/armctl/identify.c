@@ -1,7 +1,8 @@
 /*
  * identify.c — `armctl identify`: drives the holding arm through an excitation motion, fits the
  * arm's dynamic parameters to the torques armd applied, checks the fit on a second motion and
- * writes an INI fragment, a report and a plot (README "Identifying your arm's model").
+ * writes an INI fragment, a report and a plot (tools/armctl/README.md, "Identifying the arm's
+ * model").
  *
  * 1. The configuration armd runs (info.config, or --config) gives the model: the prior, the
  *    limits and the structure of the regressor.

@@ -18,7 +18,7 @@ void armsim_print_usage(FILE *out)
         "      --protocol P          dxl2 or armlink (default: the config's [driver] type)\n"
         "      --truth FILE.csv      log t,q1..qn,qd1..qdn,tau1..taun,ext1..extn,wall_force,\n"
         "                            tool_x,tool_y,tool_z,mono at every physics step (columns:\n"
-        "                            see README)\n"
+        "                            see armsim(1), TRUTH FILE)\n"
         "      --truth-decimate N    log every Nth step only (default 1)\n"
         "physics:\n"
         "      --rate HZ             physics steps per second (default 10000)\n"

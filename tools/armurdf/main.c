@@ -1,5 +1,5 @@
 /*
- * main.c — armurdf: a URDF to the [joint NAME] sections of an armd INI (see --help and
+ * main.c — armurdf: a URDF to the [joint NAME] sections of an armd INI (see --help, armurdf(1) and
  * README "Bring up your own arm"). Exit status 0 written, 1 the URDF cannot be imported,
  * 2 a bad command line or an unreadable/unwritable file.
  */

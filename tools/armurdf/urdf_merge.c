@@ -28,7 +28,7 @@ typedef struct {
     urdf_lumped *stack_how;
 } merge_ctx;
 
-/* Is name usable as an armd joint name: 1..63 of [A-Za-z0-9_.-] (README, [joint NAME])? */
+/* Is name usable as an armd joint name: 1..63 of [A-Za-z0-9_.-] (armd.conf(5), [joint NAME])? */
 static bool ini_name(const char *s)
 {
     size_t n = strlen(s);

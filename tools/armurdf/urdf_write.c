@@ -1,7 +1,7 @@
 /*
  * urdf_write.c — the imported chain as armd INI text: a header comment (source, chain, links
  * left out, tool frame, keys still to add), then one [joint NAME] section per chain joint with
- * the keys of the URDF kinematic form (README, [joint NAME]). Values are written in the
+ * the keys of the URDF kinematic form (armd.conf(5), [joint NAME]). Values are written in the
  * shortest form that reads back as the same double; comment lines stay under the loader's
  * 196-character line limit.
  */
@@ -83,7 +83,7 @@ static void put_header(FILE *f, const urdf_robot *r, const urdf_arm *arm)
             urdf_num(t->rpy[2], bz));
     fprintf(f, "; Still to add: [arm] and [driver], and in each joint the keys a URDF does not "
                "give\n; (acceleration, kp, kd, id, torque_per_amp), here or in a drop-in "
-               "(README: Bring up your own arm).\n");
+               "(armd.conf(5); README: Bring up your own arm).\n");
 }
 
 /* Limits, friction, and the keys still missing, of chain joint c. */
