@@ -10,6 +10,7 @@
 
 #include "tools/armctl/ident_cone.h"
 #include "tools/armctl/ident_fit.h"
+#include "tools/armctl/ident_linalg.h"
 
 #define RANDOM_STATES 200  /* states of the structural (random-sample) regressor */
 #define RANK_TOL      1e-7 /* |R_kk| / |R_00| below this: a dependent column */
@@ -53,71 +54,6 @@ double ident_uniform(unsigned long long *s)
     return (double)((*s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* Householder QR with column pivoting of W (rows x cols, column-major, destroyed): perm the
- * column order chosen (largest remaining norm first), R (cols x cols, row-major, upper) the
- * triangle. Returns the rank at tolerance tol relative to |R_00|. */
-static int qr_pivot(double *W, int rows, int cols, int *perm, double *R, double tol)
-{
-    for (int c = 0; c < cols; c++) perm[c] = c;
-    memset(R, 0, sizeof(double) * (size_t)cols * (size_t)cols);
-    int steps = rows < cols ? rows : cols, rank = 0;
-    double r00 = 0;
-    for (int k = 0; k < steps; k++) {
-        int best = k;
-        double best_norm = -1;
-        for (int c = k; c < cols; c++) {
-            double s = 0;
-            for (int i = k; i < rows; i++) s += W[(size_t)c * rows + i] * W[(size_t)c * rows + i];
-            if (s > best_norm) {
-                best_norm = s;
-                best = c;
-            }
-        }
-        if (best != k) {
-            for (int i = 0; i < rows; i++) {
-                double t = W[(size_t)k * rows + i];
-                W[(size_t)k * rows + i] = W[(size_t)best * rows + i];
-                W[(size_t)best * rows + i] = t;
-            }
-            int t = perm[k];
-            perm[k] = perm[best];
-            perm[best] = t;
-            for (int i = 0; i < k; i++) {
-                double x = R[i * cols + k];
-                R[i * cols + k] = R[i * cols + best];
-                R[i * cols + best] = x;
-            }
-        }
-        double *x = W + (size_t)k * rows, alpha = sqrt(best_norm);
-        if (x[k] > 0) alpha = -alpha;
-        if (k == 0) r00 = fabs(alpha);
-        if (!(fabs(alpha) > tol * r00) || alpha == 0) break;
-        rank++;
-        x[k] -= alpha; /* v = x - alpha e_k, H = I - 2 v v^T / v^T v */
-        double vv = 0;
-        for (int i = k; i < rows; i++) vv += x[i] * x[i];
-        R[k * cols + k] = alpha;
-        for (int c = k + 1; c < cols; c++) {
-            double *y = W + (size_t)c * rows, s = 0;
-            for (int i = k; i < rows; i++) s += x[i] * y[i];
-            s *= 2 / vv;
-            for (int i = k; i < rows; i++) y[i] -= s * x[i];
-            R[k * cols + c] = y[k];
-        }
-    }
-    return rank;
-}
-
-/* Upper triangular solve U x = b in place (U r x r, row stride ld). */
-static void back_substitute(const double *U, int r, int ld, double *b)
-{
-    for (int i = r - 1; i >= 0; i--) {
-        double s = b[i];
-        for (int k = i + 1; k < r; k++) s -= U[i * ld + k] * b[k];
-        b[i] = s / U[i * ld + i];
-    }
-}
-
 /* Random states (joint angles over a turn, velocities and accelerations of order one) stacked
  * into the regressor, each column scaled to unit norm; the QR with pivoting gives the base
  * columns and beta (unscaled). */
@@ -152,13 +88,13 @@ static int find_structure(ident_fit *f)
         s[c] = s[c] > 0 ? sqrt(s[c]) : 1;
         for (int i = 0; i < rows; i++) W[(size_t)c * rows + i] /= s[c];
     }
-    int r = qr_pivot(W, rows, P, f->perm, R, RANK_TOL);
+    int r = ident_qr_pivot(W, rows, P, f->perm, R, RANK_TOL);
     f->r = r;
     /* beta~ = R11^-1 R12 (scaled), then beta = S1^-1 beta~ S2 */
     for (int c = 0; c < P - r; c++) {
         double col[DYN_MAX_DOF * DYN_PARAMS];
         for (int k = 0; k < r; k++) col[k] = R[k * P + r + c];
-        back_substitute(R, r, P, col);
+        ident_back_substitute(R, r, P, col);
         for (int k = 0; k < r; k++)
             f->beta[k * (P - r) + c] = col[k] * s[f->perm[r + c]] / s[f->perm[k]];
     }
@@ -301,44 +237,6 @@ static void base_normal(const ident_fit *f, const double *w, double *N, double *
     }
 }
 
-/* Solves N x = rhs (r x r symmetric) in column-scaled form by eigen-decomposition: x, the inverse
- * (cov, r x r) and the condition number of the scaled matrix (of the regressor: its root).
- * -1 when singular. */
-static int solve_sym(int r, const double *N, const double *rhs, double *x, double *cov,
-                     double *cond)
-{
-    double *a = malloc(sizeof(double) * (size_t)r * (size_t)r * 2), *v = a + (size_t)r * r;
-    double s[DYN_MAX_DOF * DYN_PARAMS], ev[DYN_MAX_DOF * DYN_PARAMS];
-    if (!a) return -1;
-    for (int i = 0; i < r; i++) s[i] = N[i * r + i] > 0 ? sqrt(N[i * r + i]) : 1;
-    for (int i = 0; i < r; i++)
-        for (int k = 0; k < r; k++) a[i * r + k] = N[i * r + k] / (s[i] * s[k]);
-    dyn_sym_eigen(r, a, ev, v);
-    double lmax = 0, lmin = INFINITY;
-    for (int i = 0; i < r; i++) {
-        lmax = fmax(lmax, ev[i]);
-        lmin = fmin(lmin, ev[i]);
-    }
-    *cond = lmin > 0 ? sqrt(lmax / lmin) : INFINITY;
-    if (!(lmin > 0)) {
-        free(a);
-        return -1;
-    }
-    for (int i = 0; i < r; i++)
-        for (int k = 0; k < r; k++) {
-            double t = 0;
-            for (int e = 0; e < r; e++) t += v[i * r + e] * v[k * r + e] / ev[e];
-            cov[i * r + k] = t / (s[i] * s[k]);
-        }
-    for (int i = 0; i < r; i++) {
-        double t = 0;
-        for (int k = 0; k < r; k++) t += cov[i * r + k] * rhs[k];
-        x[i] = t;
-    }
-    free(a);
-    return 0;
-}
-
 /* Each joint's residual sum of squares at the base parameters x. */
 static void joint_rss(const ident_fit *f, const double *x, double *rss)
 {
@@ -390,52 +288,6 @@ static void scaled_normal(const ident_fit *f, const double *w, double *H, double
         }
 }
 
-/* The largest eigenvalue of the symmetric P x P matrix H (power iteration). */
-static double largest_eigenvalue(const double *H, int P)
-{
-    double x[DYN_MAX_DOF * DYN_PARAMS], y[DYN_MAX_DOF * DYN_PARAMS], lambda = 0;
-    for (int a = 0; a < P; a++) x[a] = 1 / sqrt(P);
-    for (int it = 0; it < 200; it++) {
-        double norm = 0;
-        for (int a = 0; a < P; a++) {
-            double t = 0;
-            for (int b = 0; b < P; b++) t += H[a * P + b] * x[b];
-            y[a] = t;
-            norm += t * t;
-        }
-        norm = sqrt(norm);
-        if (!(norm > 0)) return 0;
-        lambda = norm;
-        for (int a = 0; a < P; a++) x[a] = y[a] / norm;
-    }
-    return lambda;
-}
-
-/* A x (P x P row-major A) into out. */
-static void mat_vec(const double *A, const double *x, int P, double *out)
-{
-    for (int a = 0; a < P; a++) {
-        double t = 0;
-        for (int b = 0; b < P; b++) t += A[a * P + b] * x[b];
-        out[a] = t;
-    }
-}
-
-/* A^T x into out. */
-static void mat_t_vec(const double *A, const double *x, int P, double *out)
-{
-    for (int b = 0; b < P; b++) out[b] = 0;
-    for (int a = 0; a < P; a++)
-        for (int b = 0; b < P; b++) out[b] += A[a * P + b] * x[a];
-}
-
-static double norm(const double *x, int P)
-{
-    double s = 0;
-    for (int a = 0; a < P; a++) s += x[a] * x[a];
-    return sqrt(s);
-}
-
 /* Every joint's block of z (the cone coordinates) moved onto the consistent set; the number of
  * joints that moved. */
 static int project_cones(const ident_fit *f, const ident_cone *cone, double *z)
@@ -466,13 +318,13 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, doub
         rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, zero[DYN_MAX_DOF * DYN_PARAMS] = {0},
                           tmp[DYN_MAX_DOF * DYN_PARAMS], cond;
     scaled_normal(f, w, H, g);
-    double L = largest_eigenvalue(H, P), mu = PRIOR_WEIGHT * L;
+    double L = ident_largest_eigenvalue(H, P), mu = PRIOR_WEIGHT * L;
     for (int a = 0; a < P; a++) {
         u0[a] = f->pi0[a] / f->scale[a];
         H[a * P + a] += mu;
         rhs[a] = g[a] + mu * u0[a];
     }
-    if (solve_sym(P, H, rhs, u, K, &cond) != 0) memcpy(u, u0, sizeof u);
+    if (ident_solve_sym(P, H, rhs, u, K, &cond) != 0) memcpy(u, u0, sizeof u);
     for (int a = 0; a < P; a++) pi_free[a] = u[a] * f->scale[a];
     /* the cone coordinates: A block-diagonal, column a the image of unit u_a */
     ident_cone cone[DYN_MAX_DOF];
@@ -490,7 +342,7 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, doub
     double z[DYN_MAX_DOF * DYN_PARAMS], y[DYN_MAX_DOF * DYN_PARAMS] = {0},
                                                         Au[DYN_MAX_DOF * DYN_PARAMS],
                                                         z_old[DYN_MAX_DOF * DYN_PARAMS];
-    mat_vec(A, u, P, z);
+    ident_mat_vec(A, u, P, z);
     *projected = project_cones(f, cone, z);
     *steps = 0;
     *converged = true;
@@ -518,16 +370,16 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, doub
         *steps = step;
         if (factor) {
             for (size_t k = 0; k < PP; k++) N[k] = H[k] + rho * AtA[k];
-            if (solve_sym(P, N, zero, tmp, K, &cond) != 0) break;
+            if (ident_solve_sym(P, N, zero, tmp, K, &cond) != 0) break;
             factor = false;
             refactors++;
         }
         double b[DYN_MAX_DOF * DYN_PARAMS], d[DYN_MAX_DOF * DYN_PARAMS];
         for (int a = 0; a < P; a++) d[a] = z[a] - y[a];
-        mat_t_vec(A, d, P, b);
+        ident_mat_t_vec(A, d, P, b);
         for (int a = 0; a < P; a++) b[a] = rhs[a] + rho * b[a];
-        mat_vec(K, b, P, u);
-        mat_vec(A, u, P, Au);
+        ident_mat_vec(K, b, P, u);
+        ident_mat_vec(A, u, P, Au);
         memcpy(z_old, z, sizeof z);
         for (int a = 0; a < P; a++) z[a] = Au[a] + y[a];
         project_cones(f, cone, z);
@@ -537,11 +389,11 @@ static int full_parameters(const ident_fit *f, const double *w, double *pi, doub
             r2 += (Au[a] - z[a]) * (Au[a] - z[a]);
             d[a] = z[a] - z_old[a];
         }
-        mat_t_vec(A, d, P, tmp);
-        double r = sqrt(r2), s = rho * norm(tmp, P);
-        mat_t_vec(A, y, P, tmp);
-        double eps_pri = ADMM_TOL * fmax(norm(Au, P), norm(z, P)) + 1e-12,
-               eps_dual = ADMM_TOL * rho * norm(tmp, P) + 1e-12;
+        ident_mat_t_vec(A, d, P, tmp);
+        double r = sqrt(r2), s = rho * ident_norm(tmp, P);
+        ident_mat_t_vec(A, y, P, tmp);
+        double eps_pri = ADMM_TOL * fmax(ident_norm(Au, P), ident_norm(z, P)) + 1e-12,
+               eps_dual = ADMM_TOL * rho * ident_norm(tmp, P) + 1e-12;
         if (r <= eps_pri && s <= eps_dual) {
             *converged = true;
             break;
@@ -571,7 +423,7 @@ static int weighted_ls(ident_fit *f, double *N, double *cov, double *x, double *
     for (int j = 0; j < f->n; j++) w[j] = 1;
     for (int pass = 0; pass < 2; pass++) {
         base_normal(f, w, N, rhs);
-        if (solve_sym(f->r, N, rhs, x, cov, cond) != 0) return -1;
+        if (ident_solve_sym(f->r, N, rhs, x, cov, cond) != 0) return -1;
         joint_rss(f, x, rss);
         for (int j = 0; j < f->n; j++) {
             double var = f->count[j] > 0 ? rss[j] / (double)f->count[j] : 0;
@@ -715,7 +567,7 @@ double ident_condition(ident_fit *f, int m, const double *q, const double *qd, c
         }
     }
     double rhs[DYN_MAX_DOF * DYN_PARAMS] = {0}, x[DYN_MAX_DOF * DYN_PARAMS], cond;
-    if (solve_sym(r, N, rhs, x, cov, &cond) != 0) cond = INFINITY;
+    if (ident_solve_sym(r, N, rhs, x, cov, &cond) != 0) cond = INFINITY;
     free(N);
     return cond;
 }
