@@ -1,5 +1,6 @@
 /* cfg_arm.c — the schema of the whole-arm sections: [arm], [driver], [socket], [realtime],
- * [safety] (its scalar keys), [trajectory]; and the unknown-key pass for every section. */
+ * [safety] (its scalar keys), [trajectory]; the key tables of every section (the [tool NAME]
+ * one is cfg_tool.c's) and the unknown-key pass. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -100,8 +101,8 @@ static const char *const joint_keys[] = {"type",
                                          "flex_damping",
                                          NULL};
 
-const char *const cfg_section_names[] = {"arm",    "driver",     "socket",     "realtime",
-                                         "safety", "trajectory", "joint NAME", NULL};
+const char *const cfg_section_names[] = {
+    "arm", "driver", "socket", "realtime", "safety", "trajectory", "joint NAME", "tool NAME", NULL};
 
 /* The keys a (normalised) section accepts. */
 const char *const *cfg_known_keys(const char *section)
@@ -112,6 +113,7 @@ const char *const *cfg_known_keys(const char *section)
     } t[] = {{"arm", arm_keys},           {"driver", driver_keys}, {"socket", socket_keys},
              {"realtime", realtime_keys}, {"safety", safety_keys}, {"trajectory", trajectory_keys}};
     if (strncmp(section, "joint ", 6) == 0) return joint_keys;
+    if (strncmp(section, "tool ", 5) == 0) return cfg_tool_keys;
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
         if (strcmp(section, t[i].name) == 0) return t[i].keys;
     return NULL;

@@ -1,6 +1,6 @@
 /* cfg_compare.c — what a reload would change: live keys (gains, limits, safety, trajectory,
  * controller, the links' dynamics) and keys that need a restart (structure, kinematics,
- * devices, daemon, flexible links). */
+ * devices, daemon, flexible links, the tool). */
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -113,6 +113,38 @@ static int joint_index(const armd_config *c, const char *name)
     return -1;
 }
 
+/* [tool NAME]: added, removed or renamed, or any key changed: all restart (the driver probes
+ * the tool servo and sets its mode at start). */
+static void compare_tool(const cfg_tool *x, const cfg_tool *y, list *restart)
+{
+    char sec[CFG_NAME_MAX + 8];
+    if (x->present && (!y->present || strcmp(x->name, y->name) != 0)) {
+        snprintf(sec, sizeof(sec), "tool %s", x->name);
+        add(restart, sec, "(removed)");
+    }
+    if (y->present && (!x->present || strcmp(x->name, y->name) != 0)) {
+        snprintf(sec, sizeof(sec), "tool %s", y->name);
+        add(restart, sec, "(added)");
+    }
+    if (!x->present || !y->present || strcmp(x->name, y->name) != 0) return;
+    snprintf(sec, sizeof(sec), "tool %s", x->name);
+    DIFF(restart, sec, x, y, id);
+    DIFF(restart, sec, x, y, zero_offset);
+    DIFF(restart, sec, x, y, counts_per_rev);
+    DIFF(restart, sec, x, y, opening_at_zero);
+    DIFF(restart, sec, x, y, m_per_rad);
+    DIFF(restart, sec, x, y, torque_per_amp);
+    DIFF(restart, sec, x, y, lower);
+    DIFF(restart, sec, x, y, upper);
+    DIFF(restart, sec, x, y, velocity);
+    DIFF(restart, sec, x, y, speed);
+    DIFF(restart, sec, x, y, max_force);
+    DIFF(restart, sec, x, y, force);
+    DIFF(restart, sec, x, y, tolerance);
+    DIFF(restart, sec, x, y, epsilon);
+    DIFF(restart, sec, x, y, timeout);
+}
+
 /* Lists changed keys; returns 1 if any needs a restart (see config.h). */
 int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_t changed_len,
                 char *restart_keys, size_t restart_len)
@@ -195,5 +227,6 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
         compare_joint(a, i, b, k, &live, &rs);
     }
     if (order && a->n_joints == b->n_joints) add(&rs, "arm", "joint order");
+    compare_tool(&a->tool, &b->tool, &rs);
     return rs.count > 0;
 }

@@ -85,28 +85,35 @@ static void section_header(cfg_ctx *c, const char *line, size_t len)
         return;
     }
     char norm[CFG_LINE_MAX + 8];
-    bool is_joint =
-        strncmp(inner, "joint", 5) == 0 && (!inner[5] || isspace((unsigned char)inner[5]));
-    if (is_joint) {
-        const char *name = inner + 5;
+    /* named sections: [joint NAME], [tool NAME] */
+    static const char *const kinds[] = {"joint", "tool", NULL};
+    const char *kind = NULL;
+    for (int i = 0; kinds[i] && !kind; i++) {
+        size_t n = strlen(kinds[i]);
+        if (strncmp(inner, kinds[i], n) == 0 && (!inner[n] || isspace((unsigned char)inner[n])))
+            kind = kinds[i];
+    }
+    bool is_joint = kind == kinds[0];
+    if (kind) {
+        const char *name = inner + strlen(kind);
         while (isspace((unsigned char)*name)) name++;
         if (!*name) {
-            cfg_err(c, c->cur_file, c->lineno, inner, NULL,
-                    "a joint section needs a name: [joint NAME]");
+            cfg_err(c, c->cur_file, c->lineno, inner, NULL, "a %s section needs a name: [%s NAME]",
+                    kind, kind);
             return;
         }
         if (!cfg_valid_name(name)) {
             cfg_err(c, c->cur_file, c->lineno, inner, NULL,
-                    "joint name '%s' must be 1 to %d letters, digits, '_', '-' or '.'", name,
+                    "%s name '%s' must be 1 to %d letters, digits, '_', '-' or '.'", kind, name,
                     CFG_NAME_MAX - 1);
             return;
         }
-        snprintf(norm, sizeof(norm), "joint %s", name);
+        snprintf(norm, sizeof(norm), "%s %s", kind, name);
     } else {
         bool known = false;
         for (int i = 0; known_sections[i]; i++) known |= strcmp(inner, known_sections[i]) == 0;
         if (!known) {
-            /* near misses: a known name, or "joint NAME" with a misspelt "joint" */
+            /* near misses: a known name, or "joint NAME" / "tool NAME" with a misspelt kind */
             char first[CFG_LINE_MAX + 1];
             snprintf(first, sizeof(first), "%s", inner);
             char *sp = first;
@@ -115,18 +122,18 @@ static void section_header(cfg_ctx *c, const char *line, size_t len)
             while (*tail && isspace((unsigned char)*tail)) tail++;
             tail = inner + (tail - first);
             *sp = 0;
-            static const char *const joint_only[] = {"joint", NULL};
             const char *s = cfg_suggest(inner, known_sections);
+            const char *k = *tail ? cfg_suggest(first, kinds) : NULL;
             if (s)
                 cfg_err(c, c->cur_file, c->lineno, inner, NULL,
                         "unknown section; did you mean [%s]?", s);
-            else if (*tail && cfg_suggest(first, joint_only))
+            else if (k)
                 cfg_err(c, c->cur_file, c->lineno, inner, NULL,
-                        "unknown section; did you mean [joint %s]?", tail);
+                        "unknown section; did you mean [%s %s]?", k, tail);
             else
                 cfg_err(c, c->cur_file, c->lineno, inner, NULL,
                         "unknown section (known: arm, driver, socket, realtime, safety, "
-                        "trajectory, joint NAME)");
+                        "trajectory, joint NAME, tool NAME)");
             return;
         }
         snprintf(norm, sizeof(norm), "%s", inner);

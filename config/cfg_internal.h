@@ -3,9 +3,21 @@
  *
  * Loading has three steps: cfg_ini.c reads the main file and its drop-ins into a flat list of
  * sections and entries (inih does the key = value syntax; our reader counts lines, rejects
- * over-long and malformed lines, and normalises section headers); cfg_arm.c and cfg_joint.c
- * apply the schema to the entries; every message is collected with its (file, line) and sorted
- * into the cfg_report at the end.
+ * over-long and malformed lines, and normalises section headers); cfg_arm.c, cfg_joint.c and
+ * cfg_tool.c apply the schema to the entries; every message is collected with its (file, line)
+ * and sorted into the cfg_report at the end.
+ *
+ * Module map, one job each:
+ *   cfg_ini.c      the reader: files, drop-ins, section headers, key lines
+ *   cfg_value.c    typed getters (numbers, pi, lists, enums) with exact messages
+ *   cfg_arm.c      [arm] [driver] [socket] [realtime] [safety] [trajectory]; the key tables
+ *                  and the unknown-key pass
+ *   cfg_joint.c    [joint NAME] and the cross-section checks
+ *   cfg_flex.c     the joints' flex_* keys
+ *   cfg_tool.c     [tool NAME]: the gripper servo
+ *   cfg_feasible.c the gains' and the payload's feasibility (feasible.c)
+ *   cfg_compare.c  what a reload changes
+ *   cfg_report.c   messages; cfg_suggest.c "did you mean"; cfg_load.c defaults and the order
  */
 #ifndef ARMD_CFG_INTERNAL_H
 #define ARMD_CFG_INTERNAL_H
@@ -18,6 +30,8 @@
 #define CFG_LINE_MAX   196       /* longest accepted line (inih: INI_MAX_LINE 200 - 3 - 1) */
 #define CFG_FILE_MAX   (1 << 20) /* largest accepted file [bytes] */
 #define CFG_MAX_TOKENS CFG_MAX_JOINTS
+/* Dynamixel Goal Current: 2 bytes signed, 2.69 mA per unit (ROBOTIS e-Manual, X series) */
+#define CFG_DXL_MAX_AMPS (32767 * 2.69e-3)
 
 /* One "key = value" line; later drop-ins replace value, file and line. */
 typedef struct {
@@ -123,6 +137,9 @@ void cfg_apply_arm(cfg_ctx *c, armd_config *cfg);
 void cfg_apply_joints(cfg_ctx *c, armd_config *cfg);
 void cfg_check_unknown_keys(cfg_ctx *c);
 void cfg_validate_model(cfg_ctx *c, armd_config *cfg);
+/* cfg_tool.c: the [tool NAME] section (after the joints: its ID is checked against theirs) */
+extern const char *const cfg_tool_keys[];
+void cfg_apply_tool(cfg_ctx *c, armd_config *cfg);
 /* cfg_feasible.c: gains within the sampled loop's stability bounds, ki with i_limit, the payload
  * within max_payload and the torque limits (feasible.h) */
 void cfg_validate_feasible(cfg_ctx *c, armd_config *cfg);

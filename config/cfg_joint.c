@@ -7,9 +7,8 @@
 
 #include "config/cfg_internal.h"
 
-#define R(lo, hi)    ((cfg_range){(lo), (hi), false, false})
-#define R_POS(hi)    ((cfg_range){0, (hi), true, false})
-#define DXL_MAX_AMPS (32767 * 2.69e-3) /* Goal Current: 2 bytes signed, 2.69 mA per unit */
+#define R(lo, hi) ((cfg_range){(lo), (hi), false, false})
+#define R_POS(hi) ((cfg_range){0, (hi), true, false})
 
 static const cfg_units rev_units = {"rad", "rad/s", "rad/s^2", "N m", "N m s/rad", "N m/s"};
 static const cfg_units pri_units = {"m", "m/s", "m/s^2", "N", "N s/m", "N/s"};
@@ -244,12 +243,12 @@ static void apply_device(cfg_ctx *c, const char *sec, armd_config *cfg, int i, c
     bool tpa = cfg_get_num(c, sec, "torque_per_amp", true, R_POS(1e4),
                            u == &rev_units ? "N m/A" : "N/A", &cj->torque_per_amp);
     double amps = cj->torque / (n * cj->torque_per_amp);
-    if (dxl && tpa && cj->torque > 0 && amps > DXL_MAX_AMPS) {
+    if (dxl && tpa && cj->torque > 0 && amps > CFG_DXL_MAX_AMPS) {
         cfg_entry *e = cfg_entry_find(c, sec, "torque");
         cfg_err(c, e->file, e->line, sec, "torque",
                 "%g %s needs %.1f A per servo at torque_per_amp = %g; Dynamixel Goal Current "
                 "reaches only %.1f A (32767 x 2.69 mA)",
-                cj->torque, u->force, amps, cj->torque_per_amp, DXL_MAX_AMPS);
+                cj->torque, u->force, amps, cj->torque_per_amp, CFG_DXL_MAX_AMPS);
     }
 }
 

@@ -39,6 +39,12 @@ static void set_defaults(armd_config *cfg)
     cfg->trajectory.path_tolerance = 0.05;
     cfg->trajectory.shaper = SHAPE_NONE;
     cfg->trajectory.shaper_damping = 0.05;
+    /* [tool NAME] (present only with the section); speed and force default to min(0.05,
+     * velocity) and max_force / 2 (cfg_tool.c) */
+    cfg->tool.counts_per_rev = 4096;
+    cfg->tool.tolerance = 0.001;
+    cfg->tool.epsilon = 0.005;
+    cfg->tool.timeout = 5;
     for (int i = 0; i < CFG_MAX_JOINTS; i++) {
         cfg_joint *j = &cfg->joint[i];
         j->following_error = 0.1;
@@ -54,6 +60,7 @@ static int finish(cfg_ctx *c, armd_config *cfg, cfg_report *rep)
 {
     cfg_apply_arm(c, cfg);
     cfg_apply_joints(c, cfg);
+    cfg_apply_tool(c, cfg);
     cfg_check_unknown_keys(c);
     cfg_validate_model(c, cfg);
     int errors = c->n_errors + (c->oom ? 1 : 0);

@@ -126,6 +126,30 @@ typedef struct {
     double shaper_damping; /* ... with this damping ratio [1] */
 } cfg_trajectory;
 
+/* [tool NAME]: a servo on the arm's bus that armd drives but that is not a joint of the
+ * dynamic chain (a gripper): Dynamixel current-based position control (Operating Mode 5). Its
+ * opening [m] is opening_at_zero + m_per_rad * (shaft - zero_offset), shaft the servo's shaft
+ * angle [rad] (counts * 2 pi / counts_per_rev). The fingers' mass stays lumped in the last link
+ * (armd.conf(5) says why it need not follow the opening). Driver dxl2 only; one tool. */
+typedef struct {
+    bool present;            /* a [tool NAME] section was given */
+    char name[CFG_NAME_MAX]; /* from the section header */
+    int id;                  /* the servo's Dynamixel ID (not one of the joints') */
+    double zero_offset;      /* shaft angle at which the opening is opening_at_zero [rad] */
+    double opening_at_zero;  /* [m] */
+    double m_per_rad;        /* opening change per rad of the shaft [m/rad], signed, != 0 */
+    double counts_per_rev;   /* encoder counts per shaft revolution (4096) */
+    double lower, upper;     /* the stroke: smallest and largest opening commanded [m] */
+    double speed;            /* default opening speed of a move, grasp or release [m/s] ... */
+    double velocity;         /* ... and the largest one accepted [m/s] */
+    double force;            /* default grasp force [N] ... */
+    double max_force;        /* ... and the largest (the servo's Goal Current clamp) [N] */
+    double torque_per_amp;   /* the servo's torque per amp [N m/A]; force = torque / |m_per_rad| */
+    double tolerance;        /* a move reached its target within this [m] */
+    double epsilon;          /* a grasp's default epsilon, inner and outer [m] */
+    double timeout;          /* a tool command not done after this is answered "timeout" [s] */
+} cfg_tool;
+
 typedef struct {
     char source[CFG_PATH_MAX]; /* main file loaded */
     char name[CFG_NAME_MAX];   /* [arm] name */
@@ -150,6 +174,7 @@ typedef struct {
     cfg_trajectory trajectory;
     int n_joints;
     cfg_joint joint[CFG_MAX_JOINTS];
+    cfg_tool tool;        /* [tool NAME], present or not */
     dyn_model_desc model; /* kinematics + dynamics (+ gravity, tool, payload) */
     /* flexible links ([joint NAME] flex_* keys, restart-only): simulated by armsim only; armd
      * controls with the rigid model above. flexible: some link has a mode. */
@@ -199,9 +224,11 @@ int cfg_compare(const armd_config *running, const armd_config *candidate, char *
 
 const char *cfg_controller_name(cfg_controller c);
 int cfg_controller_parse(const char *name, cfg_controller *out); /* 0 ok, -1 unknown */
-/* The sections the loader reads, NULL-terminated; "joint NAME" stands for every [joint NAME]. */
+/* The sections the loader reads, NULL-terminated; "joint NAME" stands for every [joint NAME],
+ * "tool NAME" for the [tool NAME] section. */
 extern const char *const cfg_section_names[];
-/* The keys a section accepts, NULL-terminated ("joint x" or "joint NAME": a joint's), or NULL
+/* The keys a section accepts, NULL-terminated ("joint x" or "joint NAME": a joint's; "tool x"
+ * or "tool NAME": the tool's), or NULL
  * for a section the loader does not know. */
 const char *const *cfg_known_keys(const char *section);
 /* The [safety] collision_reaction values by cfg_collision_reaction, NULL-terminated. */

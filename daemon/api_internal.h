@@ -232,6 +232,18 @@ int api_m_payload_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err *e);
 
+/* ------------------------------------------------------------------------- api_tool.c */
+/* tool.move, tool.grasp, tool.release, tool.stop (see armd-api(7)). */
+int api_m_tool_move(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_tool_grasp(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_tool_release(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_tool_stop(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* The tool in status ({name, opening, speed, force, current, moving, stalled, command, grasped,
+ * lower, upper, tolerance}) and in info ({name, id, lower, upper, velocity, max_force, force,
+ * speed}); null without a tool. */
+json_t *api_tool_status_json(const armd_config *cfg, const ctl_tool_status *t);
+json_t *api_tool_info_json(const armd_config *cfg);
+
 /* ----------------------------------------------------------------------- api_record.c */
 /* record.start, record.fetch, record.stop (see armd-api(7)). */
 int api_m_record_start(api_ctx *x, json_t *params, json_t **result, api_err *e);

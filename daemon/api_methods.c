@@ -72,6 +72,7 @@ static int m_info(api_ctx *x, json_t *params, json_t **result, api_err *e)
     if (*result) {
         json_object_set_new(*result, "max_clients", json_integer(x->srv->max_clients));
         json_object_set_new(*result, "config", json_string(cfg->source));
+        json_object_set_new(*result, "tool", api_tool_info_json(cfg));
     }
     return 0;
 }
@@ -131,6 +132,7 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
     api_clock_stamps(x->c, st.time, &mono, &wall);
     json_object_set_new(*result, "mono", api_json_stamp(mono));
     json_object_set_new(*result, "wall", api_json_stamp(wall));
+    json_object_set_new(*result, "tool", api_tool_status_json(ctl_config(x->c), &st.tool));
     return 0;
 }
 
@@ -478,6 +480,10 @@ static const struct {
     {"record.start", api_m_record_start, NULL, false},
     {"record.fetch", api_m_record_fetch, NULL, false},
     {"record.stop", api_m_record_stop, NULL, false},
+    {"tool.move", api_m_tool_move, NULL, false},
+    {"tool.grasp", api_m_tool_grasp, NULL, false},
+    {"tool.release", api_m_tool_release, NULL, false},
+    {"tool.stop", api_m_tool_stop, NULL, false},
 };
 
 /* Entry i of the method table: its name, and whether a restricted connection may call it. */

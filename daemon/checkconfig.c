@@ -116,6 +116,18 @@ int armd_check_config(const char *path, FILE *out)
     double bus_us = drv_tick_bus_time_us(cfg);
     fprintf(out, "bus time per tick: %.0f us of the %.0f us period (%.0f %%)\n", bus_us, period_us,
             100.0 * bus_us / period_us);
+    if (cfg->tool.present) {
+        armd_config *bare = malloc(sizeof *bare);
+        if (bare) {
+            *bare = *cfg;
+            bare->tool.present = false;
+            fprintf(out,
+                    "tool %s (servo %d): in the same Sync Read, its goal in the same write "
+                    "(a Bulk Write on the ticks that change it): %+.0f us per tick at worst\n",
+                    cfg->tool.name, cfg->tool.id, bus_us - drv_tick_bus_time_us(bare));
+            free(bare);
+        }
+    }
     if (!(bus_us < period_us)) {
         fprintf(out,
                 "error: one tick needs %.0f us on the bus but the period is %.0f us: lower "

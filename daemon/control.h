@@ -81,9 +81,10 @@ bool ctl_stalled(ctl *c, double max_seconds);
 
 /* What an answer carries besides rc and err. */
 typedef struct {
-    uint32_t id;        /* trajectory, move_to: the new trajectory's id ... */
-    double duration;    /* ... and its duration [s] */
-    char changed[1024]; /* reload: the keys that changed ("" = none) */
+    uint32_t id;          /* trajectory, move_to: the new trajectory's id ... */
+    double duration;      /* ... and its duration [s] */
+    char changed[1024];   /* reload: the keys that changed ("" = none) */
+    ctl_tool_result tool; /* tool commands: how it ended */
 } ctl_result;
 
 typedef struct {
@@ -139,6 +140,15 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
 /* Switch control law; allowed while disabled or holding. */
 int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err);
+
+/* A tool command ([tool NAME]: tool.move, tool.grasp, tool.release; CTL_TOOL_IDLE = tool.stop),
+ * checked here against the section (finite; opening or width within the stroke; speed in
+ * (0, velocity], 0 = [tool] speed; force in (0, max_force], 0 = [tool] force; epsilons >= 0,
+ * < 0 = [tool] epsilon; a grasp's width - epsilon_inner at least lower + tolerance, where the
+ * empty fingers stop)
+ * and answered by the loop when it ends (res->tool), within [tool] timeout; "no_tool" without a
+ * section, "invalid_params", "bad_state" while the arm is not enabled. */
+int ctl_tool(ctl *c, const ctl_tool_cmd *cmd, const ctl_reply_to *to, ctl_error *err);
 
 /* Replaces the tool payload between two ticks: a new model with it is built here and handed to
  * the loop. Allowed in any state; mass within [0, CTL_PAYLOAD_MASS_MAX] kg, com within

@@ -61,6 +61,54 @@ typedef struct {
     bool has_qd, has_qdd;
 } ctl_waypoint;
 
+/* The tool servo ([tool NAME]): what its commands ask, how they end, what status shows. */
+typedef enum { CTL_TOOL_IDLE = 0, CTL_TOOL_MOVE, CTL_TOOL_GRASP, CTL_TOOL_RELEASE } ctl_tool_kind;
+typedef enum {
+    CTL_TOOL_REACHED = 0, /* a move or release at its target within [tool] tolerance */
+    CTL_TOOL_GRASPED,   /* a grasp stopped within width - epsilon_inner .. width + epsilon_outer */
+    CTL_TOOL_NO_OBJECT, /* a grasp closed below width - epsilon_inner */
+    CTL_TOOL_BLOCKED,   /* stopped before the target (a grasp: above width + epsilon_outer) */
+    CTL_TOOL_STOPPED,   /* by tool.stop or a newer tool command */
+    CTL_TOOL_ABORTED    /* the arm left holding/moving (disable, estop, fault) */
+} ctl_tool_outcome;
+static inline const char *ctl_tool_outcome_name(ctl_tool_outcome o)
+{
+    static const char *const names[] = {"reached", "grasped", "no_object",
+                                        "blocked", "stopped", "aborted"};
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}
+static inline const char *ctl_tool_kind_name(ctl_tool_kind k)
+{
+    static const char *const names[] = {"idle", "move", "grasp", "release"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+/* A tool command (tool.move / grasp / release / stop; stop is CTL_TOOL_IDLE). SI units. */
+typedef struct {
+    ctl_tool_kind kind;
+    double opening;              /* move: the target [m]; grasp: the width */
+    double speed;                /* [m/s] */
+    double force;                /* grasp [N] */
+    double eps_inner, eps_outer; /* grasp [m] */
+} ctl_tool_cmd;
+
+/* How a tool command ended. */
+typedef struct {
+    ctl_tool_outcome outcome;
+    double opening, force; /* when it ended [m], [N] */
+} ctl_tool_result;
+
+/* The tool in status and telemetry. */
+typedef struct {
+    bool present;
+    double opening, speed, force; /* [m], [m/s], [N] (> 0 squeezing) */
+    double current;               /* the servo's motor current [A] */
+    bool moving;                  /* the fingers move (|speed| >= TOOL_STILL_SPEED) */
+    bool stalled;                 /* still, short of the goal by more than [tool] tolerance */
+    ctl_tool_kind command;        /* the command running */
+    bool grasped;                 /* the last grasp succeeded and nothing moved the fingers since */
+} ctl_tool_status;
+
 typedef struct {
     double p50_us, p99_us, max_us;
 } ctl_timing;
@@ -88,6 +136,7 @@ typedef struct {
     double external_torque[CFG_MAX_JOINTS];
     uint64_t collisions;
     double rate_hz;
+    ctl_tool_status tool;
 } ctl_status;
 
 /* A published per-tick sample (telemetry ring). */
@@ -103,6 +152,7 @@ typedef struct {
     double tau_meas[CFG_MAX_JOINTS];
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
     double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
+    ctl_tool_status tool;
 } ctl_sample;
 
 typedef enum {

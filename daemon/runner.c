@@ -38,13 +38,14 @@ void runner_begin(runner *r, int64_t t0_ns)
     handoff_set_t0(r->h, t0_ns);
 }
 
-/* The driver's part of a tick's output: the torque, then the servos; the results for the next
- * tick's input. */
+/* The driver's part of a tick's output: the tool's goal and the torque (one transaction), then
+ * the servos; the results for the next tick's input. */
 static void output(runner *r)
 {
     loop_in *in = &r->in;
     const loop_out *out = &r->out;
     in->wrote = out->write;
+    if (out->tool_set) drv_tool_set(r->d, &out->tool_goal); /* goes with the next write */
     if (out->write) in->write_rc = drv_write(r->d, out->tau, &in->write_fault);
     in->switched = out->servos == LOOP_SERVOS_ON;
     drv_fault f;

@@ -101,6 +101,24 @@ static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const 
     if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "]");
 }
 
+/* ,"tool":{"opening","speed","force","current","moving","stalled"}: the tool servo's reading
+ * (non-finite: null). */
+static void put_tool(char *buf, size_t cap, size_t *o, const ctl_tool_status *t)
+{
+    const double v[4] = {t->opening, t->speed, t->force, t->current};
+    const char *key[4] = {"opening", "speed", "force", "current"};
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, ",\"tool\":{");
+    for (int i = 0; i < 4 && *o < cap; i++) {
+        if (isfinite(v[i]))
+            *o += (size_t)snprintf(buf + *o, cap - *o, "%s\"%s\":%.9g", i ? "," : "", key[i], v[i]);
+        else
+            *o += (size_t)snprintf(buf + *o, cap - *o, "%s\"%s\":null", i ? "," : "", key[i]);
+    }
+    if (*o < cap)
+        *o += (size_t)snprintf(buf + *o, cap - *o, ",\"moving\":%s,\"stalled\":%s}",
+                               t->moving ? "true" : "false", t->stalled ? "true" : "false");
+}
+
 /* Formats one telemetry notification line; returns its length (0 if it did not fit). */
 static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size_t cap)
 {
@@ -118,6 +136,7 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     put_vector(buf, cap, &o, "q_des", sm->q_des, n);
     put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
     put_vector(buf, cap, &o, "ext", sm->ext, n);
+    if (sm->tool.present) put_tool(buf, cap, &o, &sm->tool);
     if (o + 4 >= cap) return 0;
     o += (size_t)snprintf(buf + o, cap - o, "}}\n");
     return o;

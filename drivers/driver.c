@@ -160,6 +160,36 @@ static int map_servos(drv *d, drv_fault *f)
     return 0;
 }
 
+/* Appends the tool servo ([tool NAME]) to the servo table: dxl2 only, its ID not a joint's. */
+static int map_tool(drv *d, const cfg_tool *t, drv_fault *f)
+{
+    d->tool_servo = -1;
+    if (!t->present) return 0;
+    if (d->cfg.type != DRIVER_DXL2)
+        return drv_fail(f, DRV_ECONFIG, t->id, "tool %s: only driver dxl2 drives a tool servo",
+                        t->name);
+    if (t->id < 0 || t->id > DXL2_MAX_ID)
+        return drv_fail(f, DRV_ECONFIG, t->id, "tool %s: servo ID %d out of range 0..%d", t->name,
+                        t->id, DXL2_MAX_ID);
+    if (!isfinite(t->m_per_rad) || t->m_per_rad == 0 || !(t->counts_per_rev > 0) ||
+        !(t->torque_per_amp > 0) || !(t->lower < t->upper) || !(t->velocity > 0) ||
+        !(t->max_force > 0) || !isfinite(t->zero_offset) || !isfinite(t->opening_at_zero))
+        return drv_fail(f, DRV_ECONFIG, t->id, "tool %s: mapping or limits not usable", t->name);
+    for (int s = 0; s < d->n_servos; s++)
+        if (d->servo[s].id == t->id)
+            return drv_fail(f, DRV_ECONFIG, t->id, "tool %s: ID %d already drives joint %s",
+                            t->name, t->id, d->joint[d->servo[s].joint].name);
+    drv_servo *s = &d->servo[d->n_servos];
+    memset(s, 0, sizeof *s);
+    s->id = t->id;
+    s->joint = DRV_TOOL_JOINT;
+    s->current_limit = INT32_MAX;
+    s->limit_amps = INFINITY;
+    d->tool = *t;
+    d->tool_servo = d->n_servos++;
+    return 0;
+}
+
 /* The driver for cfg without its port: the config's device mapping checked, the servo table
  * and the torque-off frame built. NULL with *f filled on a fault. */
 static drv *drv_create(const armd_config *cfg, drv_fault *f)
@@ -191,7 +221,7 @@ static drv *drv_create(const armd_config *cfg, drv_fault *f)
     d->cfg = *dc;
     d->n_joints = cfg->n_joints;
     memcpy(d->joint, cfg->joint, sizeof(cfg_joint) * (size_t)cfg->n_joints);
-    if (map_servos(d, f) < 0) {
+    if (map_servos(d, f) < 0 || map_tool(d, &cfg->tool, f) < 0) {
         free(d);
         return NULL;
     }
@@ -295,6 +325,50 @@ int drv_write(drv *d, const double *tau, drv_fault *f)
     return outcome(d->ops->write(d, tau, f), f);
 }
 
+int drv_tool_set(drv *d, const drv_tool_goal *goal)
+{
+    if (!d || d->tool_servo < 0 || !goal) return -1;
+    if (!isfinite(goal->opening) || !isfinite(goal->speed) || !isfinite(goal->force)) return -1;
+    const cfg_tool *t = &d->tool;
+    drv_tool_goal g = *goal;
+    g.opening = fmin(fmax(g.opening, t->lower), t->upper);
+    g.speed = fmin(g.speed, t->velocity);
+    if (!(g.speed > 0)) g.speed = t->speed;
+    g.force = fmin(fmax(g.force, 0.0), t->max_force);
+    drv_tool_goal_block(d, &g, d->tool_goal);
+    d->tool_pending = true;
+    return 0;
+}
+
+void drv_tool_goal_block(const drv *d, const drv_tool_goal *g, uint8_t *out)
+{
+    const cfg_tool *t = &d->tool;
+    const drv_servo *s = &d->servo[d->tool_servo];
+    /* Goal Current: the force's current, at least one unit (0 would stop the servo holding),
+     * within the servo's Current Limit */
+    double raw = fabs(units_force_to_amps(t, g->force)) / DXL2_CURRENT_UNIT_A;
+    double lim = s->current_limit < INT16_MAX ? (double)s->current_limit : (double)INT16_MAX;
+    raw = fmin(fmax(nearbyint(raw), 1.0), lim);
+    /* Profile Velocity [0.229 rpm]: the shaft's speed for the opening speed, at least 1 (0
+     * would mean "no limit") */
+    double rpm = g->speed / fabs(t->m_per_rad) * 60.0 / (2.0 * M_PI);
+    double pv = fmin(fmax(nearbyint(rpm / DXL2_VELOCITY_UNIT_RPM), 1.0), 32767.0);
+    memset(out, 0, DXL2_TOOL_GOAL_LEN);
+    dxl2_put_u16(out, (uint16_t)(int16_t)raw);
+    dxl2_put_u32(out + (DXL2_ADDR_PROFILE_VELOCITY - DXL2_TOOL_GOAL_ADDR), (uint32_t)pv);
+    dxl2_put_u32(out + (DXL2_ADDR_GOAL_POSITION - DXL2_TOOL_GOAL_ADDR),
+                 (uint32_t)units_opening_to_counts(t, g->opening));
+}
+
+const char *drv_servo_owner(const drv *d, const drv_servo *s, char *buf, size_t len)
+{
+    if (s->joint == DRV_TOOL_JOINT)
+        snprintf(buf, len, "tool %s", d->tool.name);
+    else
+        snprintf(buf, len, "joint %s", d->joint[s->joint].name);
+    return buf;
+}
+
 int drv_torque_off_each(drv *d, drv_off_report report, void *ctx)
 {
     /* not real-time: wait long enough for a slow adapter, but bounded per missing device */
@@ -365,12 +439,23 @@ void drv_fill_state(const drv *d, drv_state *out, double amps_per_unit, double r
             tau += units_amps_to_tau(J, k, d->servo[d->servo_of[j][k]].current * amps_per_unit);
         out->tau[j] = tau;
     }
+    memset(&out->tool, 0, sizeof out->tool);
+    if (d->tool_servo >= 0) {
+        const drv_servo *s = &d->servo[d->tool_servo];
+        double amps = s->current * amps_per_unit;
+        out->tool.present = true;
+        out->tool.opening = units_counts_to_opening(&d->tool, s->position);
+        out->tool.speed = units_rpm_to_opening_speed(&d->tool, s->velocity * rpm_per_unit);
+        out->tool.current = amps;
+        out->tool.force = units_amps_to_force(&d->tool, amps);
+    }
 }
 
 void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit)
 {
     for (int i = 0; i < d->n_servos; i++) {
         drv_servo *s = &d->servo[i];
+        if (s->joint == DRV_TOOL_JOINT) continue; /* position mode: drv_tool_set */
         const cfg_joint *J = &d->joint[s->joint];
         double raw = units_tau_to_amps(J, s->k, tau[s->joint]) / amps_per_unit;
         double lim = s->current_limit;

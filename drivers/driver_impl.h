@@ -14,9 +14,10 @@
 #define DRV_TWIN_TOLERANCE 0.05
 
 /* One servo (dxl2) or board channel (armlink) and the joint it drives. */
+#define DRV_TOOL_JOINT (-1) /* drv_servo.joint of the tool servo ([tool NAME]) */
 typedef struct {
     int id;    /* servo ID / channel number */
-    int joint; /* index into cfg joints */
+    int joint; /* index into cfg joints, DRV_TOOL_JOINT for the tool servo */
     int k;     /* which of the joint's servos (0 = the one position is read from) */
     /* last raw reading (dxl2: 2.69 mA, 0.229 rpm, counts; armlink: uA, milli-rpm, counts) */
     int32_t current, velocity, position;
@@ -47,8 +48,14 @@ struct drv {
     drv_counters counters;
     bool probed, enabled;
 
-    int n_servos;
+    int n_servos; /* the joints' servos in config order, then the tool's (if any) */
     drv_servo servo[DRV_MAX_SERVOS];
+    /* the tool servo ([tool NAME], dxl2 only): its index in servo[] (-1: none) and the goal
+     * block (DXL2_TOOL_GOAL_LEN bytes) drv_tool_set queued for the next write */
+    cfg_tool tool;
+    int tool_servo;
+    bool tool_pending;
+    uint8_t tool_goal[32];
     int servo_of[CFG_MAX_JOINTS][CFG_MAX_IDS]; /* index into servo[] */
 
     uint8_t tx[DXL2_MAX_PACKET];
@@ -91,6 +98,11 @@ void drv_fill_state(const drv *d, drv_state *out, double amps_per_unit, double r
 /* Joint torques -> per-servo current in device units (rounded, clamped to the servo's limit,
  * also when the conversion overflows; a non-finite torque gives 0). Writes servo[i].current. */
 void drv_torques_to_current(drv *d, const double *tau, double amps_per_unit);
+/* "joint NAME" or "tool NAME": what servo s drives, for messages. */
+const char *drv_servo_owner(const drv *d, const drv_servo *s, char *buf, size_t len);
+/* The tool goal block for goal (DXL2_TOOL_GOAL_LEN bytes: Goal Current, Goal Velocity 0,
+ * Profile Acceleration 0, Profile Velocity, Goal Position) into out; goal already clamped. */
+void drv_tool_goal_block(const drv *d, const drv_tool_goal *goal, uint8_t *out);
 /* Checks that the twins of every joint agree within DRV_TWIN_TOLERANCE (after a read). */
 int drv_check_twins(const drv *d, drv_fault *f);
 

@@ -56,6 +56,20 @@ typedef struct {
 const char *drv_status_name(drv_status s); /* "timeout", "crc", ... */
 
 /* ---------------------------------------------------------------------------- joint state */
+/* The tool servo ([tool NAME]) as read with the joints, in SI units: opening [m], its rate
+ * [m/s], the squeezing force [N] (> 0 closing on an object, from the motor current) and the
+ * current itself [A]. present: a tool is configured (the rest is 0 otherwise). */
+typedef struct {
+    bool present;
+    double opening, speed, force, current;
+} drv_tool_state;
+
+/* A goal for the tool servo: the opening to go to [m] at speed [m/s] (the servo's Profile
+ * Velocity), pressing with at most force [N] (its Goal Current). */
+typedef struct {
+    double opening, speed, force;
+} drv_tool_goal;
+
 typedef struct {
     int n;
     double q[CFG_MAX_JOINTS];   /* joint position [rad|m] */
@@ -64,6 +78,7 @@ typedef struct {
     bool has_velocity;
     uint64_t host_time_ns;   /* when the reply was complete [ns, drv_now_ns's clock] */
     uint64_t device_time_us; /* device timestamp if the protocol has one, else 0 */
+    drv_tool_state tool;     /* the tool servo, read in the same transaction */
 } drv_state;
 
 /* -------------------------------------------------------------------- driver interface */
@@ -84,6 +99,12 @@ int drv_enable(drv *d, bool on, drv_fault *fault);
 int drv_read(drv *d, drv_state *out, drv_fault *fault);
 /* Writes joint torques [N m|N] (split over twin servos, converted to device units). */
 int drv_write(drv *d, const double *tau, drv_fault *fault);
+/* A new goal for the tool servo, sent with the next drv_write in the same transaction (dxl2:
+ * a Bulk Write carries the joints' Goal Current and the tool's goal block instead of the Sync
+ * Write; no extra transaction). The opening is clamped to the stroke, speed to (0, velocity],
+ * force to [0, max_force]; non-finite values are refused (-1, nothing queued). Real-time safe.
+ * -1 too when no tool is configured. */
+int drv_tool_set(drv *d, const drv_tool_goal *goal);
 const drv_counters *drv_counters_get(const drv *d);
 void drv_close(drv *d);
 
@@ -167,6 +188,13 @@ int32_t units_q_to_counts(const cfg_joint *j, int k, double q);
 /* Joint torque -> per-servo motor current [A] (twin servos share the torque), and back. */
 double units_tau_to_amps(const cfg_joint *j, int k, double tau);
 double units_amps_to_tau(const cfg_joint *j, int k, double amps);
+/* The tool servo: shaft counts <-> opening [m], shaft rpm -> opening speed [m/s], motor
+ * current [A] <-> squeezing force [N] (> 0 closing), by cfg_tool's mapping. */
+double units_counts_to_opening(const cfg_tool *t, int32_t counts);
+int32_t units_opening_to_counts(const cfg_tool *t, double opening);
+double units_rpm_to_opening_speed(const cfg_tool *t, double rpm);
+double units_amps_to_force(const cfg_tool *t, double amps);
+double units_force_to_amps(const cfg_tool *t, double force);
 /* Servo shaft velocity [rev/min] <-> joint velocity. */
 double units_rpm_to_qd(const cfg_joint *j, int k, double rpm);
 double units_qd_to_rpm(const cfg_joint *j, int k, double qd);

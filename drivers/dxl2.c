@@ -401,19 +401,37 @@ static int dxl_read(drv *d, drv_state *out, drv_fault *f)
     }
 }
 
-/* Sync Write of Goal Current (102, 2 bytes signed) to every servo; no replies. */
+/* Sync Write of Goal Current (102, 2 bytes signed) to every joint servo; no replies. When
+ * drv_tool_set queued a tool goal, one Bulk Write instead: each joint servo's Goal Current
+ * block and the tool servo's goal block (DXL2_TOOL_GOAL_ADDR, DXL2_TOOL_GOAL_LEN), so the tool
+ * costs no transaction of its own (ROBOTIS e-Manual, Protocol 2.0, Bulk Write). */
 static int dxl_write(drv *d, const double *tau, drv_fault *f)
 {
     drv_torques_to_current(d, tau, DXL2_CURRENT_UNIT_A);
     uint8_t ids[DRV_MAX_SERVOS], data[2 * DRV_MAX_SERVOS];
+    dxl2_bulk_block blocks[DRV_MAX_SERVOS];
+    int n = 0;
     for (int i = 0; i < d->n_servos; i++) {
-        ids[i] = (uint8_t)d->servo[i].id;
-        dxl2_put_u16(data + 2 * i, (uint16_t)(int16_t)d->servo[i].current);
+        if (i == d->tool_servo) continue;
+        ids[n] = (uint8_t)d->servo[i].id;
+        dxl2_put_u16(data + 2 * n, (uint16_t)(int16_t)d->servo[i].current);
+        blocks[n] = (dxl2_bulk_block){ids[n], DXL2_ADDR_GOAL_CURRENT, 2, data + 2 * n};
+        n++;
     }
-    int len = dxl2_build_sync_write(d->tx, sizeof d->tx, DXL2_ADDR_GOAL_CURRENT, 2, ids, data,
-                                    (size_t)d->n_servos);
-    if (len < 0) return drv_fail(f, DRV_ECONFIG, -1, "cannot build the sync write");
-    return send_tx(d, (size_t)len, f);
+    bool tool = d->tool_pending && d->tool_servo >= 0;
+    int len;
+    if (tool) {
+        blocks[n] = (dxl2_bulk_block){(uint8_t)d->servo[d->tool_servo].id, DXL2_TOOL_GOAL_ADDR,
+                                      DXL2_TOOL_GOAL_LEN, d->tool_goal};
+        len = dxl2_build_bulk_write(d->tx, sizeof d->tx, blocks, (size_t)n + 1);
+    } else {
+        len = dxl2_build_sync_write(d->tx, sizeof d->tx, DXL2_ADDR_GOAL_CURRENT, 2, ids, data,
+                                    (size_t)n);
+    }
+    if (len < 0) return drv_fail(f, DRV_ECONFIG, -1, "cannot build the goal write");
+    int r = send_tx(d, (size_t)len, f);
+    if (r == 0 && tool) d->tool_pending = false; /* else sent again with the next write */
+    return r;
 }
 
 /* x rounded down to 3 significant digits (a torque limit that surely fits), 0 for x <= 0. */
@@ -474,25 +492,28 @@ static int dxl_probe(drv *d, drv_fault *f)
                         d->cfg.bus_watchdog_ms);
     for (int i = 0; i < d->n_servos; i++) {
         drv_servo *s = &d->servo[i];
-        const char *joint = d->joint[s->joint].name;
+        char owner[CFG_NAME_MAX + 8];
+        drv_servo_owner(d, s, owner, sizeof owner);
+        bool is_tool = i == d->tool_servo;
         dxl2_packet p;
         int len = dxl2_build_ping(d->tx, sizeof d->tx, (uint8_t)s->id);
         if (len < 0 || transact(d, (size_t)len, s->id, 3, &p, f) < 0) {
             describe_alert(d, f);
             if (f && f->status == DRV_ETIMEOUT)
-                drv_fail(f, DRV_EPROBE, s->id, "joint %s: servo %d does not answer ping", joint,
-                         s->id);
+                drv_fail(f, DRV_EPROBE, s->id, "%s: servo %d does not answer ping", owner, s->id);
             return -1;
         }
         uint16_t model = dxl2_get_u16(p.params);
         if (!dxl2_model_name(model))
             return drv_fail(f, DRV_EPROBE, s->id,
-                            "joint %s: servo %d is model %u, not an X-series servo with current "
+                            "%s: servo %d is model %u, not an X-series servo with current "
                             "control (XM430/XM540/XH430/XH540)",
-                            joint, s->id, model);
+                            owner, s->id, model);
         uint8_t lim[2];
         if (write_u8(d, s->id, DXL2_ADDR_TORQUE_ENABLE, 0, f) < 0 ||
-            write_u8(d, s->id, DXL2_ADDR_OPERATING_MODE, DXL2_OPERATING_MODE_CURRENT, f) < 0 ||
+            write_u8(d, s->id, DXL2_ADDR_OPERATING_MODE,
+                     is_tool ? DXL2_OPERATING_MODE_CURRENT_POSITION : DXL2_OPERATING_MODE_CURRENT,
+                     f) < 0 ||
             write_u8(d, s->id, DXL2_ADDR_RETURN_DELAY, (uint8_t)rd, f) < 0 ||
             write_u8(d, s->id, DXL2_ADDR_BUS_WATCHDOG, 0, f) < 0 || /* clears a tripped one */
             write_u8(d, s->id, DXL2_ADDR_BUS_WATCHDOG, (uint8_t)wd, f) < 0 ||
@@ -503,6 +524,13 @@ static int dxl_probe(drv *d, drv_fault *f)
         s->current_limit = dxl2_get_u16(lim);
         if (s->current_limit > 32767) s->current_limit = 32767; /* Goal Current is 16-bit signed */
         s->limit_amps = s->current_limit * DXL2_CURRENT_UNIT_A;
+        double need = is_tool ? fabs(units_force_to_amps(&d->tool, d->tool.max_force)) : 0;
+        if (need > s->limit_amps + 1e-9)
+            return drv_fail(f, DRV_EPROBE, s->id,
+                            "[tool %s] max_force %g N needs %.2f A but servo %d's Current Limit "
+                            "(address 38) is %.2f A: lower max_force to %g or raise the limit",
+                            d->tool.name, d->tool.max_force, need, s->id, s->limit_amps,
+                            floor_3_digits(fabs(units_amps_to_force(&d->tool, s->limit_amps))));
     }
     if (check_current_limits(d, f) < 0) return -1;
     drv_state st;
@@ -537,6 +565,17 @@ static int dxl_enable(drv *d, bool on, drv_fault *f)
         if (on && wd > 0)
             r = write_u8(d, id, DXL2_ADDR_BUS_WATCHDOG, 0, &tmp) < 0 ||
                 write_u8(d, id, DXL2_ADDR_BUS_WATCHDOG, (uint8_t)wd, &tmp) < 0;
+        if (!r && on && i == d->tool_servo) {
+            /* the tool servo goes to its Goal Position at torque on: make that where it is,
+             * at the default speed and force (it holds, it does not jump); after the watchdog
+             * reset, as a tripped watchdog refuses goal writes */
+            drv_tool_goal g = {units_counts_to_opening(&d->tool, d->servo[i].position),
+                               d->tool.speed, d->tool.force};
+            uint8_t block[DXL2_TOOL_GOAL_LEN];
+            drv_tool_goal_block(d, &g, block);
+            r = write_reg(d, id, DXL2_TOOL_GOAL_ADDR, block, DXL2_TOOL_GOAL_LEN, &tmp) < 0;
+            d->tool_pending = false;
+        }
         if (!r) r = write_u8(d, id, DXL2_ADDR_TORQUE_ENABLE, on ? 1 : 0, &tmp) < 0;
         if (r && !first_fail) {
             first_fail = 1;
@@ -598,12 +637,13 @@ static int dxl_torque_off_each(drv *d, drv_off_report report, void *ctx)
         int id = d->servo[i].id;
         if (torque_off_one(d, id, &f) == 0) continue;
         missing++;
-        char why[sizeof f.message];
+        char why[sizeof f.message], owner[CFG_NAME_MAX + 8];
         snprintf(why, sizeof why, "%s", f.message);
         drv_fail(&f, f.status, id,
-                 "joint %s: servo %d did not confirm Torque Enable = 0 (%d "
+                 "%s: servo %d did not confirm Torque Enable = 0 (%d "
                  "attempts): %s",
-                 d->joint[d->servo[i].joint].name, id, d->cfg.retries + 1, why);
+                 drv_servo_owner(d, &d->servo[i], owner, sizeof owner), id, d->cfg.retries + 1,
+                 why);
         if (report) report(ctx, &f);
     }
     return missing;

@@ -5,6 +5,7 @@
  */
 #include "drivers/dxl2_codec.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* Name of a supported X-series model (current control, 2.69 mA current unit), else NULL. */
@@ -199,6 +200,26 @@ int dxl2_build_sync_write(uint8_t *buf, size_t cap, uint16_t addr, uint16_t len,
     return dxl2_build_packet(buf, cap, DXL2_BROADCAST_ID, DXL2_INST_SYNC_WRITE, p, o);
 }
 
+/* Bulk Write: per block ID, address, length, data (all little-endian), to broadcast. */
+int dxl2_build_bulk_write(uint8_t *buf, size_t cap, const dxl2_bulk_block *b, size_t n)
+{
+    uint8_t p[DXL2_MAX_PACKET];
+    if (n == 0 || n > DXL2_MAX_ID + 1) return DXL2_EARG;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i].id > DXL2_MAX_ID || b[i].len == 0) return DXL2_EARG;
+        for (size_t k = 0; k < i; k++)
+            if (b[k].id == b[i].id) return DXL2_EARG;
+        if (o + 5 + (size_t)b[i].len > sizeof p) return DXL2_ENOSPACE;
+        p[o] = b[i].id;
+        dxl2_put_u16(p + o + 1, b[i].addr);
+        dxl2_put_u16(p + o + 3, b[i].len);
+        memcpy(p + o + 5, b[i].data, b[i].len);
+        o += 5 + (size_t)b[i].len;
+    }
+    return dxl2_build_packet(buf, cap, DXL2_BROADCAST_ID, DXL2_INST_BULK_WRITE, p, o);
+}
+
 /* Status: INST 0x55, ERR, data. */
 int dxl2_build_status(uint8_t *buf, size_t cap, uint8_t id, uint8_t error, const uint8_t *data,
                       size_t n)
@@ -328,6 +349,27 @@ int dxl2_parse_sync_write(const dxl2_packet *p, dxl2_sync_request *out)
     out->records = p->params + 4;
     out->ids = NULL;
     return DXL2_OK;
+}
+
+int dxl2_parse_bulk_write(const dxl2_packet *p, uint8_t id, dxl2_bulk_block *out)
+{
+    if (p->instruction != DXL2_INST_BULK_WRITE || p->n_params < 6) return DXL2_EFORMAT;
+    size_t o = 0;
+    bool found = false;
+    while (o < p->n_params) {
+        if (p->n_params - o < 6) return DXL2_EFORMAT;
+        uint16_t len = dxl2_get_u16(p->params + o + 3);
+        if (len == 0 || p->n_params - o - 5 < len) return DXL2_EFORMAT;
+        if (p->params[o] == id && !found) {
+            out->id = id;
+            out->addr = dxl2_get_u16(p->params + o + 1);
+            out->len = len;
+            out->data = p->params + o + 5;
+            found = true;
+        }
+        o += 5 + (size_t)len;
+    }
+    return found ? DXL2_OK : DXL2_NEED_MORE;
 }
 
 const uint8_t *dxl2_sync_write_data(const dxl2_sync_request *r, uint8_t id)

@@ -72,6 +72,9 @@
 #define DXL2_ADDR_HW_ERROR_STATUS  70  /* 1 B */
 #define DXL2_ADDR_BUS_WATCHDOG     98  /* 1 B, unit 20 ms, 0 = off */
 #define DXL2_ADDR_GOAL_CURRENT     102 /* 2 B signed, unit 2.69 mA */
+#define DXL2_ADDR_GOAL_VELOCITY    104 /* 4 B signed, unit 0.229 rpm (velocity mode only) */
+#define DXL2_ADDR_PROFILE_ACCEL    108 /* 4 B, 0 = no acceleration limit */
+#define DXL2_ADDR_PROFILE_VELOCITY 112 /* 4 B, unit 0.229 rpm, 0 = no velocity limit */
 #define DXL2_ADDR_GOAL_POSITION    116 /* 4 B */
 #define DXL2_ADDR_PRESENT_CURRENT  126 /* 2 B signed, unit 2.69 mA */
 #define DXL2_ADDR_PRESENT_VELOCITY 128 /* 4 B signed, unit 0.229 rpm */
@@ -80,9 +83,15 @@
 #define DXL2_STATE_ADDR 126
 #define DXL2_STATE_LEN  10
 
-#define DXL2_OPERATING_MODE_CURRENT 0
-#define DXL2_RETURN_DELAY_UNIT_US   2
-#define DXL2_BUS_WATCHDOG_UNIT_MS   20
+#define DXL2_OPERATING_MODE_CURRENT          0
+#define DXL2_OPERATING_MODE_CURRENT_POSITION 5 /* current-based position control (a tool) */
+/* A tool servo's goal block, written whole (one Bulk Write block per tick that changes it):
+ * Goal Current (102, 2 B signed: the current clamp), Goal Velocity (104, 4 B: 0), Profile
+ * Acceleration (108, 4 B: 0), Profile Velocity (112, 4 B), Goal Position (116, 4 B signed). */
+#define DXL2_TOOL_GOAL_ADDR       102
+#define DXL2_TOOL_GOAL_LEN        18
+#define DXL2_RETURN_DELAY_UNIT_US 2
+#define DXL2_BUS_WATCHDOG_UNIT_MS 20
 
 /* ------------------------------------------------------------------ units (X series) */
 #define DXL2_CURRENT_UNIT_A    0.00269 /* Goal/Present Current LSB [A] */
@@ -167,6 +176,15 @@ int dxl2_build_fast_sync_read(uint8_t *buf, size_t cap, uint16_t addr, uint16_t 
 /* Sync Write (0x83): data holds n_ids records of len bytes, in the order of ids. */
 int dxl2_build_sync_write(uint8_t *buf, size_t cap, uint16_t addr, uint16_t len, const uint8_t *ids,
                           const uint8_t *data, size_t n_ids);
+/* One ID's block of a Bulk Write: len bytes at addr (Protocol 2.0 lets each ID have its own). */
+typedef struct {
+    uint8_t id;
+    uint16_t addr, len;
+    const uint8_t *data;
+} dxl2_bulk_block;
+/* Bulk Write (0x93) to broadcast: per block ID, ADDR_L, ADDR_H, LEN_L, LEN_H, data (ROBOTIS
+ * e-Manual, Protocol 2.0, Bulk Write); no servo answers it. Each ID at most once. */
+int dxl2_build_bulk_write(uint8_t *buf, size_t cap, const dxl2_bulk_block *b, size_t n);
 /* Servo side: a status packet (INST 0x55) with the error byte and n data bytes. */
 int dxl2_build_status(uint8_t *buf, size_t cap, uint8_t id, uint8_t error, const uint8_t *data,
                       size_t n);
@@ -218,6 +236,10 @@ typedef struct {
 } dxl2_sync_request;
 int dxl2_parse_sync_read(const dxl2_packet *p, dxl2_sync_request *out); /* 0x82 and 0x8A */
 int dxl2_parse_sync_write(const dxl2_packet *p, dxl2_sync_request *out);
+/* Servo side: the block for `id` in a decoded Bulk Write (0x93): DXL2_OK with *out filled,
+ * DXL2_NEED_MORE when the packet has no block for id, DXL2_EFORMAT when the blocks do not tile
+ * the parameters exactly (a block of length 0 or one running past the end). */
+int dxl2_parse_bulk_write(const dxl2_packet *p, uint8_t id, dxl2_bulk_block *out);
 /* The data record for `id` in a parsed Sync Write, NULL if the ID is not addressed. */
 const uint8_t *dxl2_sync_write_data(const dxl2_sync_request *r, uint8_t id);
 /* Position of `id` in a parsed Sync Read's ID list (the order servos answer in), -1 if absent */

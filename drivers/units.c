@@ -55,3 +55,40 @@ double units_qd_to_rpm(const cfg_joint *j, int k, double qd)
 {
     return j->direction[k] * qd * j->gear_ratio * 60.0 / TWO_PI;
 }
+
+/* The tool servo ([tool NAME], cfg_tool):
+ *   shaft   = counts * 2 pi / counts_per_rev
+ *   opening = opening_at_zero + m_per_rad * (shaft - zero_offset)       [m]
+ *   force   = -torque_per_amp * amps / m_per_rad                        [N], > 0 closing
+ * (the motor's torque turned into a force on the fingers' opening by the virtual work
+ * torque * d(shaft) = -force * d(opening)). */
+double units_counts_to_opening(const cfg_tool *t, int32_t counts)
+{
+    double shaft = (double)counts * TWO_PI / t->counts_per_rev;
+    return t->opening_at_zero + t->m_per_rad * (shaft - t->zero_offset);
+}
+
+/* Inverse of units_counts_to_opening, rounded and saturated to int32. */
+int32_t units_opening_to_counts(const cfg_tool *t, double opening)
+{
+    double shaft = (opening - t->opening_at_zero) / t->m_per_rad + t->zero_offset;
+    double counts = nearbyint(shaft * t->counts_per_rev / TWO_PI);
+    if (!(counts > (double)INT32_MIN)) return INT32_MIN; /* also NaN */
+    if (counts > (double)INT32_MAX) return INT32_MAX;
+    return (int32_t)counts;
+}
+
+double units_rpm_to_opening_speed(const cfg_tool *t, double rpm)
+{
+    return t->m_per_rad * rpm * TWO_PI / 60.0;
+}
+
+double units_amps_to_force(const cfg_tool *t, double amps)
+{
+    return -t->torque_per_amp * amps / t->m_per_rad;
+}
+
+double units_force_to_amps(const cfg_tool *t, double force)
+{
+    return -force * t->m_per_rad / t->torque_per_amp;
+}

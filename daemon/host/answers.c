@@ -148,7 +148,10 @@ static void take_reply(ctl *c, const loop_reply *r)
     }
     for (int i = 0; r->seq && i < CTL_MAX_PENDING; i++) {
         ctl_pending *p = &c->pending[i];
-        if (p->used && p->seq == r->seq && !p->answered) host_pending_answer(p, r->rc, &r->err);
+        if (p->used && p->seq == r->seq && !p->answered) {
+            p->res.tool = r->tool;
+            host_pending_answer(p, r->rc, &r->err);
+        }
     }
     host_objects_returned(c, r);
 }
@@ -166,8 +169,7 @@ static void time_out(ctl *c)
         if (!p->used || p->answered) continue;
         ctl_error e;
         if (p->seq && now > p->deadline_ns) {
-            ctl_error_set(&e, "timeout", "the control loop did not answer within %.0f ms",
-                          CTL_ACK_TIMEOUT_S * 1e3);
+            ctl_error_set(&e, "timeout", "the control loop did not answer in time");
             host_pending_answer(p, -1, &e);
         } else if (!p->seq && p->change && stuck) {
             ctl_error_set(&e, "timeout",

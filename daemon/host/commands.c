@@ -5,6 +5,7 @@
  * with the command. Main thread only.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -239,4 +240,72 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
     rc = submit_plan(c, slot, false, 0, host_reply_target(to, &w, &self), err);
 out:
     return traj_finish(c, to, &w, rc, id, duration_out, err);
+}
+
+/* Refuses a tool command: err is "invalid_params" with the formatted message; returns -1. */
+static int __attribute__((format(printf, 2, 3))) tool_refuse(ctl_error *err, const char *fmt, ...)
+{
+    if (!err) return -1;
+    snprintf(err->code, sizeof err->code, "invalid_params");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* A tool command's numbers against [tool NAME] (see control.h); defaults filled in. 0, or -1
+ * with err naming the parameter and the bound. */
+static int tool_check(const cfg_tool *t, ctl_tool_cmd *k, ctl_error *err)
+{
+    const char *what = k->kind == CTL_TOOL_GRASP ? "width" : "opening";
+    bool target = k->kind == CTL_TOOL_MOVE || k->kind == CTL_TOOL_GRASP;
+    if (target && !(k->opening >= t->lower && k->opening <= t->upper))
+        return tool_refuse(err, "%s %g m is outside tool %s's stroke %g .. %g m", what, k->opening,
+                           t->name, t->lower, t->upper);
+    if (k->speed == 0) k->speed = t->speed; /* 0: not given */
+    if (!(k->speed > 0 && k->speed <= t->velocity))
+        return tool_refuse(err, "speed %g m/s: tool %s takes 0 < speed <= %g m/s ([tool] velocity)",
+                           k->speed, t->name, t->velocity);
+    if (k->force == 0) k->force = t->force;
+    if (!(k->force > 0 && k->force <= t->max_force))
+        return tool_refuse(err, "force %g N: tool %s takes 0 < force <= %g N ([tool] max_force)",
+                           k->force, t->name, t->max_force);
+    if (k->eps_inner < 0) k->eps_inner = t->epsilon; /* < 0: not given */
+    if (k->eps_outer < 0) k->eps_outer = t->epsilon;
+    if (!(k->eps_inner <= 1 && k->eps_outer <= 1))
+        return tool_refuse(err, "epsilon_inner %g, epsilon_outer %g: each 0 .. 1 m", k->eps_inner,
+                           k->eps_outer);
+    /* a grasp closes to the stroke's closed end: with nothing between the fingers they stop
+     * there, which must lie below width - epsilon_inner for "no_object" to be told apart */
+    double closed = t->lower + t->tolerance;
+    if (k->kind == CTL_TOOL_GRASP && !(k->opening - k->eps_inner >= closed))
+        return tool_refuse(err,
+                           "width %g m - epsilon_inner %g m is below tool %s's closed end %g m + "
+                           "tolerance %g m: an empty grasp would stop there and could not be told "
+                           "from one holding; grasp %g m or wider, or lower epsilon_inner",
+                           k->opening, k->eps_inner, t->name, t->lower, t->tolerance,
+                           closed + k->eps_inner);
+    return 0;
+}
+
+int ctl_tool(ctl *c, const ctl_tool_cmd *cmd, const ctl_reply_to *to, ctl_error *err)
+{
+    host_waiter w;
+    ctl_reply_to self;
+    const ctl_reply_to *dst = host_reply_target(to, &w, &self);
+    const cfg_tool *t = &c->cfg.tool;
+    if (!t->present) {
+        ctl_error_set(err, "no_tool", "no [tool] section in the configuration");
+        return host_reply_finish(c, to, &w, -1, err);
+    }
+    ctl_tool_cmd k = *cmd;
+    if (tool_check(t, &k, err) < 0) return host_reply_finish(c, to, &w, -1, err);
+    ctl_pending *p = host_pending_new(c, dst, NULL, err);
+    if (!p) return host_reply_finish(c, to, &w, -1, err);
+    loop_cmd m = {.type = LOOP_TOOL, .tool = k};
+    int rc = host_pending_send(c, p, &m, err);
+    /* answered when the command ends: the loop's own timeout, then a second of slack */
+    if (rc == 0) p->deadline_ns += (int64_t)(t->timeout * 1e9);
+    return host_reply_finish(c, to, &w, rc, err);
 }

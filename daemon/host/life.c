@@ -57,6 +57,7 @@ static bool build(ctl *c, dyn_model *model, drv *driver, ctl_error *err)
         return false;
     }
     c->L = loop_create(c->n, c->period, c->set, c->dyn, c->cfg.controller);
+    if (c->L) loop_set_tool(c->L, &c->cfg.tool);
     c->run = c->L ? runner_create(c->L, driver, c->h, c->period) : NULL;
     return c->run != NULL;
 }

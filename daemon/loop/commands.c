@@ -32,6 +32,7 @@ static int sf_command_of(loop_cmd_type t)
         return SF_CMD_CONTROLLER;
     case LOOP_SETTINGS:
     case LOOP_STATS_RESET:
+    case LOOP_TOOL:
         break;
     }
     return -1;
@@ -166,6 +167,18 @@ static void apply(loop *L, const loop_in *in, const loop_cmd *c, loop_out *o)
     case LOOP_STATS_RESET:
         o->reset_timing = true;
         break;
+    case LOOP_TOOL:
+        if (!L->tool.cfg.present) {
+            out_refuse(o, c->seq, "no_tool", "no [tool] section in the configuration");
+        } else if (!guard_enabled(&L->guard)) {
+            ctl_state st = guard_state(&L->guard, &L->motion);
+            out_refuse(o, c->seq, "bad_state", "the arm is %s: %s", ctl_state_name(st),
+                       st == CTL_ESTOP || st == CTL_FAULT ? "reset it, then enable it"
+                                                          : "enable it first");
+        } else {
+            tool_command(&L->tool, c, in->t, o); /* answered when it ends */
+        }
+        return;
     }
     out_answer(o, c->seq, 0, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * loop.c — one control tick, top to bottom (see loop.h):
- *   sample -> commands -> desired state -> observer -> guarded torque -> publish.
+ *   sample -> commands -> desired state -> observer -> guarded torque -> tool -> publish.
  * Control thread only (or lockstep's, or a test's: whoever steps it); no clock, sleep,
  * allocation, lock or log. A non-finite value between the trajectory and the torque is a fault
  * that names it, never a torque sent.
@@ -28,8 +28,14 @@ loop *loop_create(int n, double period, const loop_settings *settings, loop_dyn 
     guard_init(&L->guard);
     observer_init(&L->observer, n);
     torque_init(&L->torque, n, law);
+    tool_init(&L->tool);
     L->published = CTL_DISABLED;
     return L;
+}
+
+void loop_set_tool(loop *L, const cfg_tool *cfg)
+{
+    tool_configure(&L->tool, cfg);
 }
 
 void loop_free(loop *L)
@@ -185,6 +191,7 @@ static void publish(loop *L, loop_out *o)
     st->longest_read_gap_ms = (double)s->longest_gap_ns * 1e-6;
     st->collisions = L->observer.collisions;
     st->rate_hz = 1.0 / L->period;
+    tool_publish(&L->tool, &st->tool);
 
     ctl_sample *sm = &o->sample;
     sm->tick = L->tick;
@@ -200,6 +207,7 @@ static void publish(loop *L, loop_out *o)
     memcpy(sm->q_des, st->q_des, bytes);
     memcpy(sm->qd_des, st->qd_des, bytes);
     memcpy(sm->ext, st->external_torque, bytes);
+    sm->tool = st->tool;
 }
 
 /* What the tick wrote, remembered for the next one (the write's result and the observer's
@@ -228,6 +236,7 @@ void loop_step(loop *L, const loop_in *in, loop_out *o)
     if (guard_enabled(&L->guard) && L->sense.fresh) desired_state(L, in, o);
     guarded_torque(L, in, o);
     if (!guard_enabled(&L->guard)) observer_stop(&L->observer); /* afresh at the next enable */
+    tool_step(&L->tool, &in->ds, in->read_rc == 0, guard_enabled(&L->guard), in->t, o);
     note_write(L, o);
     publish(L, o);
 }
@@ -240,6 +249,7 @@ void loop_stop(loop *L, loop_out *o)
     torque_zero(&L->torque, o->tau);
     o->write = true;
     observer_stop(&L->observer);
+    tool_step(&L->tool, NULL, false, false, L->time, o);
     note_write(L, o);
     publish(L, o);
 }

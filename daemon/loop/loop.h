@@ -10,7 +10,7 @@
  * call it with crafted samples.
  *
  * The tick, in loop.c, top to bottom:
- *   sample -> commands -> desired state -> observer -> guarded torque -> publish
+ *   sample -> commands -> desired state -> observer -> guarded torque -> tool -> publish
  * and the modules it runs, each the only writer of its own state (state.h puts them together):
  *   sense.c     the sample: position, velocity estimate, read gaps, failed reads and writes
  *   commands.c  the host's commands, checked against the state machine and answered
@@ -19,6 +19,7 @@
  *   observer.c  the collision observer and the reactions to a collision
  *   guard.c     disabled / enabling / enabled / fault / estop, the fault reaction, damping stop
  *   torque.c    the control law in use, its integral, the float, the torque limits
+ *   tool.c      the tool servo's commands: goals out, how each ends
  *   out.c       what a tick puts out: events, replies, objects handed back
  * What a tick exchanges (its input and output, the commands and replies) is tick.h.
  *
@@ -39,6 +40,9 @@
 loop *loop_create(int n, double period, const loop_settings *settings, loop_dyn *dyn,
                   cfg_controller law);
 void loop_free(loop *L);
+/* The tool servo the loop drives ([tool NAME]; cfg->present false: none). Main thread, before
+ * the loop's thread runs. */
+void loop_set_tool(loop *L, const cfg_tool *cfg);
 
 /* One tick (see the top of this file). */
 void loop_step(loop *L, const loop_in *in, loop_out *out);

@@ -12,6 +12,7 @@ void out_begin(loop_out *o, double t)
     o->write = false;
     o->servos = LOOP_SERVOS_KEEP;
     o->reset_timing = false;
+    o->tool_set = false;
     o->n_replies = 0;
     o->n_events = 0;
     o->events_lost = 0;
@@ -57,6 +58,14 @@ void out_answer(loop_out *o, uint64_t seq, int rc, const ctl_error *err)
     r->seq = seq;
     r->rc = rc;
     if (rc && err) r->err = *err;
+}
+
+void out_answer_tool(loop_out *o, uint64_t seq, const ctl_tool_result *res)
+{
+    loop_reply *r = next_reply(o);
+    if (!r) return;
+    r->seq = seq;
+    r->tool = *res;
 }
 
 void out_refuse(loop_out *o, uint64_t seq, const char *code, const char *fmt, ...)

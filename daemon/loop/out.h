@@ -17,6 +17,8 @@ ctl_event *out_event(loop_out *o, ctl_event_type type, uint32_t traj_id, const c
     __attribute__((format(printf, 4, 5)));
 /* Answers command seq: rc 0, or -1 with err (NULL: no text). */
 void out_answer(loop_out *o, uint64_t seq, int rc, const ctl_error *err);
+/* Answers tool command seq with its result. */
+void out_answer_tool(loop_out *o, uint64_t seq, const ctl_tool_result *res);
 /* Answers command seq with an error of code and a formatted message. */
 void out_refuse(loop_out *o, uint64_t seq, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -13,6 +13,7 @@
 #include "daemon/loop/motion.h"
 #include "daemon/loop/observer.h"
 #include "daemon/loop/sense.h"
+#include "daemon/loop/tool.h"
 #include "daemon/loop/torque.h"
 
 struct loop {
@@ -25,6 +26,7 @@ struct loop {
     guard guard;
     observer observer;
     torque torque;
+    tool tool;
     /* the tick's own (loop.c) */
     uint64_t tick, overruns, late_ticks;
     double time;                        /* control time of the last tick [s] */

@@ -52,6 +52,7 @@ typedef enum {
     LOOP_SETTINGS,    /* settings and/or dyn replace the ones in use */
     LOOP_CONTROLLER,  /* switch the control law */
     LOOP_STATS_RESET, /* the timing statistics start afresh (loop_out.reset_timing) */
+    LOOP_TOOL,        /* a tool command (answered when it ends: tool.c) */
 } loop_cmd_type;
 
 /* One command from the host. */
@@ -64,6 +65,7 @@ typedef struct {
     const loop_settings *settings; /* LOOP_SETTINGS: new settings, NULL = keep */
     loop_dyn *dyn;                 /* LOOP_SETTINGS: new dynamics, NULL = keep */
     cfg_controller law;            /* LOOP_CONTROLLER */
+    ctl_tool_cmd tool;             /* LOOP_TOOL */
 } loop_cmd;
 
 /* An answer to a command (seq > 0) and/or objects handed back to the host. */
@@ -74,6 +76,7 @@ typedef struct {
     traj_plan *plan;               /* a plan the loop is done with (ended, or refused) */
     const loop_settings *settings; /* settings replaced (or refused) */
     loop_dyn *dyn;                 /* dynamics replaced (or refused) */
+    ctl_tool_result tool;          /* the answer to a LOOP_TOOL (rc 0) */
 } loop_reply;
 
 typedef enum { LOOP_SERVOS_KEEP, LOOP_SERVOS_ON, LOOP_SERVOS_OFF } loop_servos;
@@ -111,7 +114,9 @@ typedef struct {
     bool write;                 /* write tau now ... */
     double tau[CFG_MAX_JOINTS]; /* ... [N m|N] */
     loop_servos servos;         /* then switch the servos */
-    bool reset_timing;          /* stats.reset was applied: the timing statistics start afresh */
+    bool tool_set;              /* a new goal for the tool servo, sent with the write */
+    drv_tool_goal tool_goal;
+    bool reset_timing; /* stats.reset was applied: the timing statistics start afresh */
     int n_replies;
     loop_reply replies[LOOP_MAX_REPLIES];
     int n_events;

@@ -3,12 +3,12 @@
 pty) + armd + armweb --control, the arm enabled.
 
 Asserts: a command without armweb's token, or with a wrong one, is refused with 401 and the
-arm does nothing (disable, estop, gains.set; checked on armd's socket); with the token it is
-done; the token file beside armd's socket is a regular file of mode 0640, group armd (the
-process's group where there is no group armd), holding a 43-character token, and is gone after
-armweb's exit. Commands that do not come from the page are refused and change nothing even with
-the token (no X-Armweb header: a cross-site form; a foreign Origin; a foreign Host, as after DNS
-rebinding). With --allow-remote-control on 0.0.0.0, a foreign Host is still refused with the
+arm does nothing (disable, estop, gains.set, tool.release; checked on armd's socket); with the
+token it is done; the token file beside armd's socket is a regular file of mode 0640, group armd
+(the process's group where there is no group armd), holding a 43-character token, and is gone
+after armweb's exit. Commands that do not come from the page are refused and change nothing even
+with the token (no X-Armweb header: a cross-site form; a foreign Origin; a foreign Host, as after
+DNS rebinding). With --allow-remote-control on 0.0.0.0, a foreign Host is still refused with the
 right token, while the address the request came to is accepted. The page: its control buttons
 are disabled until the token is entered (never in the URL); then a gain armd refuses (kp = -1)
 shows armd's own error (invalid_params, naming kp) under the form and leaves the gains as they
@@ -37,7 +37,8 @@ def check_token_required(web, c):
     wrong = "x" * 43
     for why, token in (("no token", None), ("a wrong token", wrong), ("an empty token", "")):
         for path, body in (("/api/disable", b"{}"), ("/api/estop", b"{}"),
-                           ("/api/gains", {"kd": [k + 1.0 for k in gains["kd"]]})):
+                           ("/api/gains", {"kd": [k + 1.0 for k in gains["kd"]]}),
+                           ("/api/tool.release", b"{}")):
             status, reply = web.command(path, body, token)
             check(status == 401 and reply["error"]["code"] == "unauthorized",
                   "%s with %s: HTTP %d %r" % (path, why, status, reply))
@@ -55,8 +56,8 @@ def check_token_required(web, c):
     check(status == 200 and reply["result"]["state"] == "disabled",
           "disable with the token: HTTP %d %r" % (status, reply))
     enable_and_hold(c)
-    print("disable, estop, gains.set without the token, with a wrong or an empty one: 401, "
-          "the arm still holding, gains unchanged; disable with the token: done")
+    print("disable, estop, gains.set, tool.release without the token, with a wrong or an empty "
+          "one: 401, the arm still holding, gains unchanged; disable with the token: done")
 
 
 def check_token_file(web):

@@ -19,10 +19,17 @@
   count up to 64 no last row of a single card.
 - armd's events kept for a new browser: the last 20 (telemetry not among them), each stamped
   with when armweb saw it, the last fault kept beside them; in the snapshot a new browser gets.
+- the tool commands (POST /api/tool.*): refused without the token (401), without the page's
+  mark (403) and read-only (403) with nothing forwarded; with both, forwarded to armd with their
+  params on a connection of their own (call_apart), armd's answer and refusal passed through;
+  params other than the method's own, non-numbers and a body that is not an object refused
+  (400) with nothing forwarded; a method outside the allowlist is no route; the telemetry batch
+  carries the tool's opening and force, and the info event the tool and its card's column.
 
 usage: test_web_unit.py TOOLS_ARMWEB_DIR
 """
 import asyncio
+import json
 import os
 import random
 import shutil
@@ -423,9 +430,162 @@ def test_event_history():
           "both in a new browser's snapshot")
 
 
+class ToolLink:
+    """What the server asks of armd for the tool commands: every request kept, tool.grasp
+    answered grasped, a width of 0 refused as armd would."""
+
+    def __init__(self):
+        self.sent = []
+
+    async def call(self, method, params=None):
+        self.sent.append(("call", method, params))
+        return {"result": {"state": "holding"}}
+
+    async def call_apart(self, method, params=None):
+        self.sent.append(("apart", method, params))
+        if params and params.get("width") == 0:
+            return {"error": {"code": "invalid_params", "message": "params.width: 0 m is "
+                              "outside the stroke [0.02, 0.075] m"}}
+        return {"result": {"outcome": "grasped", "opening": 0.0201, "force": 9.9}}
+
+    async def poll_status(self):
+        pass
+
+
+def check_call_apart():
+    """ArmdLink.call_apart against a fake armd: one request on a connection of its own, the
+    lines before its reply passed over, the connection closed after it; a silent armd is an
+    ArmdError naming the method, no armd one naming the socket."""
+    tmp = tempfile.mkdtemp(prefix="armweb-apart-")
+    path = os.path.join(tmp, "armd.sock")
+    seen = []
+
+    async def serve(reader, writer):
+        req = json.loads(await reader.readline())
+        seen.append(req)
+        if req["method"] == "tool.grasp":
+            writer.write(b'{"method":"telemetry","params":{}}\n{"id":1,"result":'
+                         b'{"outcome":"no_object","opening":0.0195,"force":0.4}}\n')
+            await writer.drain()
+        seen.append(await reader.read())  # b"": armweb closed the connection (or gave up)
+        writer.close()
+
+    async def main():
+        srv = await asyncio.start_unix_server(serve, path)
+        link = armd_link.ArmdLink(path, FakeFanout())
+        reply = await link.call_apart("tool.grasp", {"width": 0.02})
+        check(reply == {"id": 1, "result": {"outcome": "no_object", "opening": 0.0195,
+                                            "force": 0.4}}, "call_apart's reply %r" % reply)
+        try:
+            await link.call_apart("tool.move", {"opening": 0.03}, timeout=0.3)
+            check(False, "a silent armd gave no ArmdError")
+        except armd_link.ArmdError as e:
+            check("tool.move" in str(e), "the error for a silent armd: %s" % e)
+        for _ in range(200):  # the fake armd's read of armweb's close
+            if len(seen) == 4:
+                break
+            await asyncio.sleep(0.01)
+        srv.close()
+        await srv.wait_closed()
+        try:
+            await armd_link.ArmdLink(path + ".none", FakeFanout()).call_apart("tool.stop")
+            check(False, "no armd gave no ArmdError")
+        except armd_link.ArmdError as e:
+            check(path + ".none" in str(e), "the error for no armd: %s" % e)
+
+    asyncio.run(main())
+    shutil.rmtree(tmp, ignore_errors=True)
+    check(seen == [{"id": 1, "method": "tool.grasp", "params": {"width": 0.02}}, b"",
+                   {"id": 1, "method": "tool.move", "params": {"opening": 0.03}}, b""],
+          "what the fake armd saw: %r" % seen)
+
+
+def test_tool_commands():
+    from aiohttp.test_utils import TestClient, TestServer
+    from webview import server
+    tmp = tempfile.mkdtemp(prefix="armweb-tool-")
+    token = auth.TokenFile(os.path.join(tmp, "armweb.token"))
+    static = os.path.join(sys.argv[1], "static")
+    page = {"X-Armweb": "1", "Authorization": "Bearer " + token.token}
+
+    async def post(srv, path, body, headers):
+        async with TestClient(TestServer(srv.app)) as client:
+            r = await client.post(path, data=body, headers=headers)
+            json_reply = r.content_type == "application/json"
+            return r.status, await r.json() if json_reply else await r.text()
+
+    def run_post(control, path, body, headers):
+        link = ToolLink()
+        srv = server.Server(link, fanout.Fanout(), static, "/nonexistent", control,
+                            "127.0.0.1", token=token if control else None)
+        status, reply = asyncio.run(post(srv, path, body, headers))
+        return status, reply, link.sent
+
+    grasp = '{"width": 0.02, "force": 10, "epsilon_outer": 0.055}'
+    for why, control, headers, want in (
+            ("no token", True, {"X-Armweb": "1"}, 401),
+            ("a wrong token", True, {"X-Armweb": "1", "Authorization": "Bearer " + "x" * 43}, 401),
+            ("no X-Armweb", True, {"Authorization": page["Authorization"]}, 403),
+            ("read-only", False, page, 403)):
+        status, reply, sent = run_post(control, "/api/tool.grasp", grasp, headers)
+        check(status == want and sent == [], "tool.grasp with %s: HTTP %d %r, forwarded %s" %
+              (why, status, reply, sent))
+    status, reply, sent = run_post(True, "/api/tool.grasp", grasp, page)
+    check(status == 200 and reply["result"]["outcome"] == "grasped" and
+          sent == [("apart", "tool.grasp", {"width": 0.02, "force": 10, "epsilon_outer": 0.055})],
+          "tool.grasp with the token: HTTP %d %r, forwarded %s" % (status, reply, sent))
+    status, reply, sent = run_post(True, "/api/tool.release", "", page)
+    check(status == 200 and sent == [("apart", "tool.release", None)],
+          "tool.release without a body: HTTP %d, forwarded %s" % (status, sent))
+    status, reply, sent = run_post(True, "/api/tool.grasp", '{"width": 0}', page)
+    check(status == 422 and reply["error"]["code"] == "invalid_params",
+          "armd's refusal passed through: HTTP %d %r" % (status, reply))
+    for path, body in (("/api/tool.release", '{"width": 0.02}'),
+                       ("/api/tool.stop", '{"speed": 0.1}'),
+                       ("/api/tool.move", '{"opening": "0.03"}'),
+                       ("/api/tool.move", '{"opening": true}'),
+                       ("/api/tool.grasp", '[0.02]'),
+                       ("/api/tool.grasp", '{"width": 0.02')):
+        status, reply, sent = run_post(True, path, body, page)
+        check(status == 400 and sent == [], "%s %s: HTTP %d %r, forwarded %s" %
+              (path, body, status, reply, sent))
+    status, _, sent = run_post(True, "/api/tool.calibrate", "{}", page)
+    check(status in (404, 405) and sent == [], "a tool method outside the allowlist: HTTP %d, "
+          "forwarded %s" % (status, sent))
+    check(set(server.TOOL_COMMANDS) == {"tool.move", "tool.grasp", "tool.release", "tool.stop"},
+          "the tool allowlist: %s" % sorted(server.TOOL_COMMANDS))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    fo = fanout.Fanout()
+    b = fo.join([])
+    fo.add_sample({"time": 1.0, "q": [0.0], "q_des": [0.0], "tau": [0.0],
+                   "tool": {"opening": 0.0201234567, "speed": 0.0, "force": 9.87654}})
+    fo.add_sample({"time": 1.01, "q": [0.0], "q_des": [0.0], "tau": [0.0],
+                   "tool": {"opening": 0.02, "speed": 0.0, "force": None}})
+    fo.flush()
+    batch = asyncio.run(b.take(0))
+    check(b'"tool_opening":[0.020123,0.02]' in batch and b'"tool_force":[9.877,null]' in batch,
+          "the telemetry batch's tool: %r" % batch)
+    link = armd_link.ArmdLink("/nonexistent.sock", FakeFanout())
+    link.info = {"name": "omx", "joints": ["j1", "j2", "j3", "j4"], "rate_hz": 400,
+                 "tool": {"name": "gripper", "lower": 0.02, "upper": 0.075}}
+    ev = link.info_event()
+    check(ev["tool"]["name"] == "gripper" and ev["columns"] == layout.joint_columns(5) == 3,
+          "info event with a tool: %s" % ev)
+    link.info["tool"] = None
+    check(link.info_event()["tool"] is None and link.info_event()["columns"] == 2,
+          "info event without a tool: %s" % link.info_event())
+    check_call_apart()
+    print("tool commands: 401/403 and nothing forwarded without the token, the page's mark or "
+          "--control; forwarded apart with their params, armd's answer and refusal passed "
+          "through; other params, non-numbers and no object: 400; the batch and info carry "
+          "the tool")
+
+
 def main_():
     try:
         test_layout()
+        test_tool_commands()
         test_event_history()
         test_png_reader()
         test_exposition()

@@ -191,7 +191,10 @@ int main(int argc, char **argv)
             else if (listed(restart, sec, key))
                 verdict = "restart";
         }
-        printf("%s\t%s\t%s\n", strncmp(sec, "joint ", 6) ? sec : "joint NAME", key, verdict);
+        const char *shown = !strncmp(sec, "joint ", 6)  ? "joint NAME"
+                            : !strncmp(sec, "tool ", 5) ? "tool NAME"
+                                                        : sec;
+        printf("%s\t%s\t%s\n", shown, key, verdict);
     }
     return 0;
 }

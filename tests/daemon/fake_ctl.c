@@ -283,3 +283,11 @@ int ctl_events_read(ctl *c, uint64_t *cursor, ctl_event *out, int max)
     }
     return k;
 }
+
+/* No tool in the fake's configuration: refused as the real host refuses it. */
+int ctl_tool(ctl *c, const ctl_tool_cmd *cmd, const ctl_reply_to *to, ctl_error *err)
+{
+    (void)c, (void)cmd, (void)to;
+    ctl_error_set(err, "no_tool", "no [tool] section in the configuration");
+    return -1;
+}

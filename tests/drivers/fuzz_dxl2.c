@@ -19,6 +19,9 @@ static void decode_all(const dxl2_packet *p)
     if (dxl2_parse_write(p, &rw) == DXL2_OK && rw.len) (void)rw.data[rw.len - 1];
     if (dxl2_parse_sync_read(p, &sr) == DXL2_OK) (void)dxl2_sync_read_index(&sr, 7);
     if (dxl2_parse_sync_write(p, &sr) == DXL2_OK) (void)dxl2_sync_write_data(&sr, 7);
+    dxl2_bulk_block b;
+    for (int id = 0; id <= DXL2_MAX_ID; id += 7) /* each block read to its end */
+        if (dxl2_parse_bulk_write(p, (uint8_t)id, &b) == DXL2_OK) (void)b.data[b.len - 1];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -145,6 +145,41 @@ static void test_sync_write_vector(void **state)
     assert_null(dxl2_sync_write_data(&rq, 3));
 }
 
+/* Bulk Write (0x93): blocks of ID, address, length (little-endian) and data, to broadcast; the
+ * servo side finds its own block; a duplicate ID or an empty block is refused, and a packet whose
+ * blocks do not tile its parameters exactly is EFORMAT. */
+static void test_bulk_write(void **state)
+{
+    (void)state;
+    uint8_t b[128], cur[2], goal[DXL2_TOOL_GOAL_LEN] = {0};
+    dxl2_put_u16(cur, (uint16_t)-300);
+    dxl2_put_u32(goal + 14, 2100);
+    const dxl2_bulk_block blk[] = {{11, DXL2_ADDR_GOAL_CURRENT, 2, cur},
+                                   {15, DXL2_TOOL_GOAL_ADDR, DXL2_TOOL_GOAL_LEN, goal}};
+    int len = dxl2_build_bulk_write(b, sizeof b, blk, 2);
+    assert_int_equal(len, 10 + (5 + 2) + (5 + DXL2_TOOL_GOAL_LEN) + 2 - 2);
+    static const uint8_t head[] = {0xFF, 0xFF, 0xFD, 0x00, 0xFE, 0x21, 0x00, 0x93, 11, 102,
+                                   0,    2,    0,    0xD4, 0xFE, 15,   102,  0,    18, 0};
+    assert_memory_equal(b, head, sizeof head);
+    dxl2_packet p;
+    assert_int_equal(dxl2_decode(b, (size_t)len, &p), DXL2_OK);
+    dxl2_bulk_block got;
+    assert_int_equal(dxl2_parse_bulk_write(&p, 15, &got), DXL2_OK);
+    assert_int_equal(got.addr, DXL2_TOOL_GOAL_ADDR);
+    assert_int_equal(got.len, DXL2_TOOL_GOAL_LEN);
+    assert_int_equal(dxl2_get_u32(got.data + 14), 2100);
+    assert_int_equal(dxl2_parse_bulk_write(&p, 11, &got), DXL2_OK);
+    assert_int_equal((int16_t)dxl2_get_u16(got.data), -300);
+    assert_int_equal(dxl2_parse_bulk_write(&p, 12, &got), DXL2_NEED_MORE);
+    /* the last block one byte short: the blocks no longer tile the parameters */
+    p.n_params--;
+    assert_int_equal(dxl2_parse_bulk_write(&p, 11, &got), DXL2_EFORMAT);
+    const dxl2_bulk_block dup[] = {{11, 102, 2, cur}, {11, 102, 2, cur}};
+    assert_int_equal(dxl2_build_bulk_write(b, sizeof b, dup, 2), DXL2_EARG);
+    const dxl2_bulk_block empty[] = {{11, 102, 0, cur}};
+    assert_int_equal(dxl2_build_bulk_write(b, sizeof b, empty, 1), DXL2_EARG);
+}
+
 /* Parameters containing FF FF FD are stuffed on the wire and come back unchanged. */
 static void test_stuffing_round_trip(void **state)
 {
@@ -334,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_stuffing_round_trip), cmocka_unit_test(test_status_error_and_alert),
         cmocka_unit_test(test_fast_sync_read),      cmocka_unit_test(test_framer_resync),
         cmocka_unit_test(test_framer_bad_length),   cmocka_unit_test(test_builder_limits),
+        cmocka_unit_test(test_bulk_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,9 +77,13 @@ EXPECT = {}
 
 # A stand-in for the real arm behind a serial device: armsim on a pseudo-terminal for the INI
 # of the armd command, started in this pose: upright with the forearm raised, as tools/demo
-# starts the OpenManipulator-X (at zero it would fall over before it is enabled), but 0.1 rad
-# inside joint3's lower limit rather than on it, as the README's gravity_comp enable needs.
+# starts the OpenManipulator-X, but 0.1 rad inside joint3's lower limit rather than on it, as the
+# README's gravity_comp enable needs. With --brake it stays there until armd enables it: the limp
+# OpenManipulator-X has no Coulomb friction and would fall from any pose within 0.7 s of
+# armsim's start, before a loaded machine has started armd and enabled. A 30 mm object (1e5 N/m:
+# rigid) sits between the gripper's fingers, so the README's grasp holds it.
 STANDIN_Q0 = {"omx.ini": "0,0,-1.4,0"}
+STANDIN_OBJECT = {"omx.ini": "0.030,100000"}
 
 # What the README's example configurations get in this test: the tolerance of a shared, loaded
 # machine (test_api_lib.DEFAULT_DROPIN: a 400 ms read gap and a 500 ms bus watchdog instead of
@@ -220,7 +224,8 @@ class Session:
                 "the URDF shipped for armurdf's tests"),
             "/dev/ttyUSB0": (os.path.join(self.dir, "ttyUSB0.tty"),
                              "the arm: armsim on a pseudo-terminal, started by the test for the "
-                             "command's -c INI (pose %s)" % STANDIN_Q0),
+                             "command's -c INI (pose %s, held by --brake until enabled, "
+                             "object %s)" % (STANDIN_Q0, STANDIN_OBJECT)),
             "--arm arm0": ("--socket " + self.sock, "armd@arm0's socket: the test's armd"),
         }
         self.ran = 0
@@ -306,8 +311,9 @@ class Session:
                 self.stop("armsim")
                 ini = cmd[cmd.index("-c") + 1]
                 q0 = STANDIN_Q0[os.path.basename(ini)]
-                self.start_armsim([self.args.armsim, "-c", ini, "--link", standin, "--q0", q0],
-                                  standin)
+                obj = STANDIN_OBJECT[os.path.basename(ini)]
+                self.start_armsim([self.args.armsim, "-c", ini, "--link", standin, "--q0", q0,
+                                   "--brake", "--object", obj], standin)
                 print("     (armsim stands in for the arm on %s)" % standin)
             self.start_armd(cmd)
         else:

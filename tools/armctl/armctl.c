@@ -4,7 +4,7 @@
  * daemon's message when a command fails, 2 on usage errors (before anything is sent). This
  * file: the table of commands and the usage built from it (armctl --help, COMMAND --help), the
  * options, the argument counts, and dispatch to the commands (commands.c, stream.c,
- * calibrate.c, payload.c, identify.c, resonance_cmd.c); output in format.c, calls in
+ * calibrate.c, payload.c, identify.c, resonance_cmd.c, tool.c); output in format.c, calls in
  * request.c, the connection in client.c.
  */
 #include <stdlib.h>
@@ -36,9 +36,9 @@ static const armctl_command commands[] = {
      1, 2, cmd_send},
     {"watch", "watch [--rate HZ]", "live table until Ctrl-C", 0, 2, cmd_watch},
     {"record", "record FILE.csv --seconds N [--rate HZ]",
-     "write t, q, q_des, qd, tau, ext per joint, mono,\n"
-     "wall for N s at HZ (default: the loop rate; FILE -\n"
-     "is stdout)",
+     "write t, q, q_des, qd, tau, ext per joint (and the\n"
+     "tool's opening, speed, force), mono, wall for N s at\n"
+     "HZ (default: the loop rate; FILE - is stdout)",
      3, 5, cmd_record},
     {"gains", "gains [kp=V] [kd=V] [ki=V]",
      "show gains, or set them (V: one number or V1,V2,..,Vn)", 0, 3, cmd_gains},
@@ -88,6 +88,20 @@ static const armctl_command commands[] = {
      "dominant mode between the bands (default 1 Hz ... rate/4)\n"
      "and print [trajectory] shaper lines; then step back",
      1, -1, cmd_resonance},
+    {"tool",
+     "tool [status]\n"
+     "tool move OPENING [--speed V]\n"
+     "tool grasp WIDTH [--force N] [--speed V] [--epsilon-inner E] [--epsilon-outer E]\n"
+     "tool release [--speed V]\n"
+     "tool stop",
+     "the gripper of the arm's [tool] section: show its opening,\n"
+     "force and command; move the fingers to OPENING [m]; grasp\n"
+     "an object WIDTH [m] wide with N [N] (done when they stop\n"
+     "within WIDTH - E ... WIDTH + E); open them; stop them. V in\n"
+     "m/s; each answers when the fingers are done, printing the\n"
+     "outcome, opening [mm] and force [N]; exit status 0 for\n"
+     "reached or grasped, else 1; needs the arm enabled",
+     0, -1, cmd_tool},
 };
 #define N_COMMANDS (int)(sizeof commands / sizeof commands[0])
 

@@ -29,12 +29,14 @@ typedef struct {
 } armctl_command;
 
 /* ---- request.c: calls and the arm description */
-/* Joint names, which joints are prismatic (for units), the loop rate [Hz]. */
+/* Joint names, which joints are prismatic (for units), the loop rate [Hz], whether the arm
+ * has a tool (info's "tool": a [tool] section). */
 typedef struct {
     int n;
     char name[ARMCTL_MAX_JOINTS][64];
     bool prismatic[ARMCTL_MAX_JOINTS];
     double rate_hz;
+    bool has_tool;
 } arm_info;
 
 /* Calls a method; prints the daemon's error and returns NULL on failure. */
@@ -65,6 +67,8 @@ double num(json_t *v);
 double vec_at(json_t *obj, const char *key, int i);
 /* The joint table (q, q_des, error, qd, tau with units) of a status or telemetry object. */
 void print_joint_table(const arm_info *a, json_t *s, FILE *out);
+/* The tool's line (opening [mm], speed [mm/s], force [N]) of a telemetry object that has one. */
+void print_tool_line(json_t *s, FILE *out);
 /* One line per event notification (state, fault, trajectory_done). */
 void print_event(json_t *m, FILE *out);
 /* A command's result (consumed): the JSON with --json, else human(a, r); returns 0. */
@@ -86,8 +90,8 @@ typedef bool (*on_message)(json_t *m, const char *method, void *ctx);
  * connection (1, reported). */
 int stream(armctl_conn *c, on_message fn, void *ctx);
 
-/* ---- commands.c, stream.c, calibrate.c: one function per command, returning the exit
- * status */
+/* ---- commands.c, stream.c, calibrate.c, tool.c: one function per command, returning the
+ * exit status */
 int cmd_status(armctl_conn *c, int argc, char **argv);
 int cmd_info(armctl_conn *c, int argc, char **argv);
 int cmd_simple(armctl_conn *c, const char *method);
@@ -108,5 +112,8 @@ int cmd_identify(armctl_conn *c, int argc, char **argv);
 /* resonance JOINT [--step RAD] [--seconds S] [--fmin HZ] [--fmax HZ] [--out FILE.csv]
  * (resonance_cmd.c) */
 int cmd_resonance(armctl_conn *c, int argc, char **argv);
+/* tool [status] | move OPENING [--speed V] | grasp WIDTH [--force N] [--speed V]
+ * [--epsilon-inner E] [--epsilon-outer E] | release [--speed V] | stop (tool.c) */
+int cmd_tool(armctl_conn *c, int argc, char **argv);
 
 #endif

@@ -55,6 +55,17 @@ void print_joint_table(const arm_info *a, json_t *s, FILE *out)
     }
 }
 
+/* The tool's line of a telemetry object (its "tool": opening, speed, force; nothing without
+ * one), in mm, mm/s and N. */
+void print_tool_line(json_t *s, FILE *out)
+{
+    json_t *t = json_object_get(s, "tool");
+    if (!json_is_object(t)) return;
+    fprintf(out, "%-14s opening %.2f mm, speed %.1f mm/s, force %.2f N\n", "tool",
+            1e3 * num(json_object_get(t, "opening")), 1e3 * num(json_object_get(t, "speed")),
+            num(json_object_get(t, "force")));
+}
+
 /* One row of the loop timing table: p50, p99, max [us]. */
 static void print_timing(const char *label, json_t *t)
 {
@@ -136,6 +147,13 @@ void print_status(const arm_info *a, json_t *s)
             printf(" %.3g", num(json_array_get(ext, i)));
         printf("\n");
     }
+    json_t *tool = json_object_get(s, "tool");
+    if (json_is_object(tool))
+        printf("tool        %s: %.2f mm, %.2f N, %s%s\n",
+               json_string_value(json_object_get(tool, "name")),
+               1e3 * num(json_object_get(tool, "opening")), num(json_object_get(tool, "force")),
+               json_string_value(json_object_get(tool, "command")),
+               json_is_true(json_object_get(tool, "grasped")) ? ", grasped" : "");
     printf("\n");
     print_joint_table(a, s, stdout);
     json_t *l = json_object_get(s, "loop");
@@ -152,7 +170,7 @@ void print_status(const arm_info *a, json_t *s)
     print_timing("write", json_object_get(l, "write_us"));
 }
 
-/* The info result: arm, rate, controller, driver, and the joint limits table. */
+/* The info result: arm, rate, controller, driver, the tool, and the joint limits table. */
 void print_info(const arm_info *a, json_t *info)
 {
     json_t *d = json_object_get(info, "driver");
@@ -164,6 +182,18 @@ void print_info(const arm_info *a, json_t *info)
     printf("driver      %s on %s at %lld baud\n", json_string_value(json_object_get(d, "type")),
            json_string_value(json_object_get(d, "port")),
            (long long)json_integer_value(json_object_get(d, "baud")));
+    json_t *tool = json_object_get(info, "tool");
+    if (json_is_object(tool))
+        printf("tool        %s (servo %lld): stroke %.2f ... %.2f mm, speed %.0f mm/s (at most "
+               "%.0f), force %.3g N (at most %.3g)\n",
+               json_string_value(json_object_get(tool, "name")),
+               (long long)json_integer_value(json_object_get(tool, "id")),
+               1e3 * num(json_object_get(tool, "lower")), 1e3 * num(json_object_get(tool, "upper")),
+               1e3 * num(json_object_get(tool, "speed")),
+               1e3 * num(json_object_get(tool, "velocity")), num(json_object_get(tool, "force")),
+               num(json_object_get(tool, "max_force")));
+    else if (json_is_null(tool))
+        printf("tool        none\n");
     printf("\n%-14s %-9s %10s %10s %10s %10s %10s\n", "joint", "type", "lower", "upper", "velocity",
            "accel", "torque");
     json_t *lim = json_object_get(info, "limits");

@@ -37,6 +37,7 @@ int get_info(armctl_conn *c, arm_info *a, json_t **info_out)
         a->prismatic[i] = t && strcmp(t, "prismatic") == 0;
     }
     a->rate_hz = num(json_object_get(info, "rate_hz"));
+    a->has_tool = json_is_object(json_object_get(info, "tool"));
     if (info_out)
         *info_out = info;
     else

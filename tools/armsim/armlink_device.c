@@ -27,6 +27,7 @@ typedef struct {
     int n_ch;
     channel ch[ALK_MAX_CHANNELS];
     bool enabled, fault, wd_expired, clamped;
+    bool braked; /* the physics' brake (--brake) is engaged: the motors are not driven */
     uint16_t watchdog_ms;
     uint64_t last_frame_ns;
     alk_framer framer;
@@ -40,7 +41,8 @@ static bool driving(const alk_dev *d)
     return d->enabled && !d->fault && !d->wd_expired;
 }
 
-/* Hands every channel's current [uA] to the physics as its joint torque share. */
+/* Hands every channel's current [uA] to the physics as its joint torque share, and whether the
+ * motors are driven to its brake (--brake: engaged while they are not). */
 static void push_commands(alk_dev *d)
 {
     uint64_t expiry = d->watchdog_ms ? d->last_frame_ns + (uint64_t)d->watchdog_ms * 1000000ull : 0;
@@ -51,6 +53,9 @@ static void push_commands(alk_dev *d)
         double tau = units_amps_to_tau(cj, ch->k, ch->current_ua * 1e-6);
         physics_command(d->env.phys, ch->joint, ch->k, tau, driving(d), expiry);
     }
+    bool braked = !driving(d);
+    if (braked != d->braked) physics_brake(d->env.phys, braked);
+    d->braked = braked;
 }
 
 /* Watchdog expiry and the scheduled alert at now_ns. */
@@ -263,8 +268,20 @@ int armlink_device_create(const device_env *env, sim_device *out, char *err, siz
         return -1;
     }
     d->env = *env;
+    d->braked = true; /* the board starts disabled, the brake engaged */
     for (int c = 0; c < ALK_MAX_CHANNELS; c++) d->ch[c].joint = d->ch[c].k = -1;
     const armd_config *cfg = env->cfg;
+    if (cfg->tool.present || env->opt->object.on || env->opt->silent_id >= 0) {
+        snprintf(err, errlen, "%s",
+                 cfg->tool.present ? "[tool]: a tool servo needs the dxl2 protocol; the armlink "
+                                     "board drives joints only"
+                 : env->opt->object.on ? "--object: the armlink board has no tool servo to hold "
+                                         "it (drop --object)"
+                                       : "--silent-id: the armlink board answers as one device "
+                                         "(use --silent-after alone)");
+        free(d);
+        return -1;
+    }
     for (int j = 0; j < cfg->n_joints; j++)
         for (int k = 0; k < cfg->joint[j].n_ids; k++) {
             int c = cfg->joint[j].id[k];

@@ -25,6 +25,7 @@ void faults_init(armsim_faults *f, const armsim_options *o, uint64_t start_ns)
     f->faults_after = o->faults_after;
     f->silent_after = o->silent_after;
     f->alert_after = o->alert_after;
+    f->silent_id = o->silent_id;
     f->start_ns = start_ns;
     f->rng = o->seed * 0x2545F4914F6CDD1Dull + 1;
     f->rng_noise = o->seed * 0x9E3779B97F4A7C15ull + 7;
@@ -48,10 +49,21 @@ static double elapsed(const armsim_faults *f, uint64_t now_ns)
     return (double)(now_ns - f->start_ns) * 1e-9;
 }
 
-bool faults_silent(armsim_faults *f, uint64_t now_ns)
+/* The silence (of the line, or of servo --silent-id) is on at now_ns. */
+static bool silence_on(const armsim_faults *f, uint64_t now_ns)
 {
     if (now_ns < f->silent_until_ns) return true;
     return f->silent_after >= 0.0 && elapsed(f, now_ns) >= f->silent_after;
+}
+
+bool faults_silent(armsim_faults *f, uint64_t now_ns)
+{
+    return f->silent_id < 0 && silence_on(f, now_ns);
+}
+
+bool faults_id_silent(armsim_faults *f, int id, uint64_t now_ns)
+{
+    return f->silent_id >= 0 && id == f->silent_id && silence_on(f, now_ns);
 }
 
 bool faults_alert_due(armsim_faults *f, uint64_t now_ns)

@@ -16,6 +16,7 @@ typedef struct {
     double drop, corrupt_crc, wrong_id; /* probabilities per reply */
     long delay_us;
     double silent_after, alert_after; /* [s], < 0 = never */
+    int silent_id;                    /* --silent-id: the silence is this servo's alone; -1 */
     double faults_after;              /* per-reply faults act from then on [s] */
     bool armed;                       /* per-reply faults active (set by faults_arm) */
     uint64_t start_ns;                /* the clock at start */
@@ -33,8 +34,12 @@ void faults_init(armsim_faults *f, const armsim_options *o, uint64_t start_ns);
 double faults_uniform(armsim_faults *f);
 /* Standard normal from the noise stream (Box-Muller). */
 double faults_gauss(armsim_faults *f);
-/* The device has gone silent at time now (ignores every request). */
+/* The device has gone silent at time now (ignores every request): --silent-after, SIGUSR1 or
+ * faults_silence_until, unless --silent-id gives the silence to one servo. */
 bool faults_silent(armsim_faults *f, uint64_t now_ns);
+/* The dxl2 servo id alone has gone silent at time now (--silent-id: the same silence, for that
+ * servo only; it neither hears nor answers, the others carry on). */
+bool faults_id_silent(armsim_faults *f, int id, uint64_t now_ns);
 /* True exactly once, at the first call at or after --alert-after. */
 bool faults_alert_due(armsim_faults *f, uint64_t now_ns);
 /* Moves --faults-after, and --silent-after and --alert-after where given and still ahead, to
@@ -42,7 +47,8 @@ bool faults_alert_due(armsim_faults *f, uint64_t now_ns);
 void faults_start_now(armsim_faults *f, uint64_t now_ns);
 /* The next count replies are lost, whatever --faults-after says (a test's chosen moment). */
 void faults_lose_replies(armsim_faults *f, int count);
-/* The devices ignore every request until t_ns (a test's chosen moment). */
+/* The devices (the servo --silent-id alone, when given) ignore every request until t_ns (a
+ * test's chosen moment). */
 void faults_silence_until(armsim_faults *f, uint64_t t_ns);
 /* Arms the per-reply faults once --faults-after has passed; call before each request. */
 void faults_arm(armsim_faults *f, uint64_t now_ns);

@@ -43,7 +43,10 @@ enum {
     OPT_CURRENT_LIMIT,
     OPT_QUIET,
     OPT_PUSH,
-    OPT_WALL
+    OPT_WALL,
+    OPT_OBJECT,
+    OPT_SILENT_ID,
+    OPT_BRAKE
 };
 
 /* Parses a finite double in [lo, hi]; 0 on success. */
@@ -191,6 +194,34 @@ static int parse_wall(const char *s, armsim_options *o, FILE *err)
     return 0;
 }
 
+/* Parses "WIDTH,STIFFNESS" into o->object: WIDTH in (0, 10] m, STIFFNESS in (0, 1e12] N/m. */
+static int parse_object(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[256], *f[2];
+    if (o->object.on) {
+        fprintf(err, "armsim: --object: given twice (one object at most)\n");
+        return -1;
+    }
+    if (split_fields(s, buf, sizeof buf, f, 2) != 2) {
+        fprintf(err, "armsim: --object: '%s' is not WIDTH,STIFFNESS\n", s);
+        return -1;
+    }
+    armsim_object *b = &o->object;
+    if (parse_field("object", "WIDTH", f[0], 0.0, 10.0, &b->width, err) ||
+        parse_field("object", "STIFFNESS", f[1], 0.0, 1e12, &b->stiffness, err))
+        return -1;
+    if (b->width <= 0.0) {
+        fprintf(err, "armsim: --object: WIDTH %g must be more than 0 m\n", b->width);
+        return -1;
+    }
+    if (b->stiffness <= 0.0) {
+        fprintf(err, "armsim: --object: STIFFNESS %g must be more than 0 N/m\n", b->stiffness);
+        return -1;
+    }
+    b->on = true;
+    return 0;
+}
+
 /* Parses "M,X,Y,Z" into o->payload: mass in [0, 10000] kg (the config's bound), position
  * within 100 m. */
 static int parse_payload(const char *s, armsim_options *o, FILE *err)
@@ -254,6 +285,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"noise", required_argument, NULL, OPT_NOISE},
         {"q0", required_argument, NULL, OPT_Q0},
         {"no-gravity", no_argument, NULL, OPT_NO_GRAVITY},
+        {"brake", no_argument, NULL, OPT_BRAKE},
         {"friction-smoothing", required_argument, NULL, OPT_FRICTION_SMOOTHING},
         {"drop", required_argument, NULL, OPT_DROP},
         {"corrupt-crc", required_argument, NULL, OPT_CORRUPT},
@@ -269,6 +301,8 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"push", required_argument, NULL, OPT_PUSH},
         {"wall", required_argument, NULL, OPT_WALL},
+        {"object", required_argument, NULL, OPT_OBJECT},
+        {"silent-id", required_argument, NULL, OPT_SILENT_ID},
         {NULL, 0, NULL, 0}};
 
     memset(o, 0, sizeof *o);
@@ -279,6 +313,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
     o->silent_after = -1.0;
     o->alert_after = -1.0;
     o->alert_id = -1;
+    o->silent_id = -1;
     o->seed = 1;
     o->model_number = DXL2_MODEL_XM430_W350;
     o->current_limit_a = -1.0;
@@ -337,6 +372,9 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         case OPT_NO_GRAVITY:
             o->no_gravity = true;
             break;
+        case OPT_BRAKE:
+            o->brake = true;
+            break;
         case OPT_FRICTION_SMOOTHING:
             rc = parse_double(name, optarg, 1e-9, 1e3, &o->friction_smoothing, err);
             break;
@@ -386,6 +424,13 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
             break;
         case OPT_WALL:
             rc = parse_wall(optarg, o, err);
+            break;
+        case OPT_OBJECT:
+            rc = parse_object(optarg, o, err);
+            break;
+        case OPT_SILENT_ID:
+            rc = parse_long(name, optarg, 0, DXL2_MAX_ID, &l, err);
+            o->silent_id = (int)l;
             break;
         case OPT_PAYLOAD:
             rc = parse_payload(optarg, o, err);

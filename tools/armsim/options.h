@@ -33,6 +33,13 @@ typedef struct {
     double stiffness; /* [N/m], > 0 */
 } armsim_wall;
 
+/* --object WIDTH,STIFFNESS: an object between the tool servo's fingers (gripper.h). */
+typedef struct {
+    bool on;
+    double width;     /* its width across the fingers [m], > 0 */
+    double stiffness; /* it pushes back with stiffness * (width - opening) [N/m], > 0 */
+} armsim_object;
+
 typedef struct {
     const char *config_path; /* -c: the INI armd uses */
     const char *link_path;   /* --link: symlink made to the pty slave (the program only) */
@@ -51,6 +58,7 @@ typedef struct {
     int n_q0;                  /* entries in q0 (0 = default: 0 clamped into the limits) */
     double q0[CFG_MAX_JOINTS]; /* initial joint positions [rad|m] */
     bool no_gravity;
+    bool brake;             /* --brake: joints held while every joint's torque is off */
     int truth_decimate;     /* log every Nth step */
     double drop;            /* fraction of replies dropped */
     double corrupt_crc;     /* fraction of replies with a corrupted CRC */
@@ -58,6 +66,7 @@ typedef struct {
     long delay_us;          /* extra delay before every reply [us] */
     double faults_after;    /* --drop/--corrupt-crc/--wrong-id/--delay-us act only after [s] */
     double silent_after;    /* stop answering after this many seconds, < 0 = never */
+    int silent_id;          /* dxl2 servo ID that alone goes silent, -1 = the whole line */
     double alert_after;     /* raise a hardware alert after this many seconds, < 0 = never */
     int alert_id;           /* servo ID for the alert, -1 = the first configured ID */
     uint64_t seed;          /* random seed for noise and fault injection */
@@ -67,6 +76,7 @@ typedef struct {
     int n_push;             /* entries in push */
     armsim_push push[ARMSIM_MAX_PUSHES];
     armsim_wall wall;
+    armsim_object object;
 } armsim_options;
 
 /* Fills *o from argv[1..argc) (argv[0] is a program name, skipped) with the defaults for what is

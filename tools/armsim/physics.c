@@ -12,9 +12,6 @@
 #include "tools/armsim/physics_impl.h"
 #include "tools/armsim/simclock.h"
 
-/* Longest lateness caught up step by step in one wake-up [s]; beyond it the missed time is
- * skipped (the arm freezes for it). The host stalls for several ms at times (hypervisor): a
- * plant that skipped those would drift from real time, and the truth from armd's clock. */
 /* Collects the first dynamics validation error into a message. */
 typedef struct {
     char *err;
@@ -186,6 +183,7 @@ physics *physics_create(const armd_config *cfg, const armsim_options *o, truth_l
         return NULL;
     }
     p->nx = p->flex.m ? p->flex.nx : p->n;
+    p->brake_fitted = p->brake_engaged = o->brake; /* every servo starts with its torque off */
     p->stats.friction_smoothing = desc.friction_smoothing;
     p->stats.endstop_hz = ENDSTOP_HZ;
     p->pub.n = p->n;
@@ -227,6 +225,15 @@ void physics_command(physics *p, int j, int k, double tau, bool active, uint64_t
     if (j < 0 || j >= p->n || k < 0 || k >= CFG_MAX_IDS) return;
     pthread_mutex_lock(&p->lock);
     p->act[j][k] = (actuator){tau, active, expiry_ns};
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* Sets the brake under the lock (any thread); the next step takes it. */
+void physics_brake(physics *p, bool engaged)
+{
+    if (!p->brake_fitted) return;
+    pthread_mutex_lock(&p->lock);
+    p->brake_engaged = engaged;
     pthread_mutex_unlock(&p->lock);
 }
 

@@ -13,6 +13,9 @@
  * Coulomb friction (smoothed), joint limits as stiff damped end stops, and the external
  * pushes and wall of --push/--wall (contact.h). All joint-side SI.
  *
+ * --brake fits a holding brake on every joint (physics_brake): while the devices say every
+ * joint's torque is off it holds the arm still, and nothing of the above is integrated.
+ *
  * An arm with flexible links (flex_modes in the config or --model) integrates dynamics/flex.h's
  * model instead (flexsim.h): the state is the joints plus the modal coordinates, the forces above
  * act on the joint coordinates, and each step is split into RK4 substeps that resolve the
@@ -77,6 +80,13 @@ uint64_t physics_time_ns(const physics *p);
 /* Holds actuator k of joint j at joint torque tau [N m|N] while active and (expiry_ns == 0 or
  * the step starts before expiry_ns, the steps' clock). */
 void physics_command(physics *p, int j, int k, double tau, bool active, uint64_t expiry_ns);
+/* Engages or releases the holding brake of --brake (nothing without it); it starts engaged, as
+ * every servo starts with its torque off. The devices call it when the torque of their joints
+ * goes all off (engaged) or one on (released); the tool servo is not a joint. Each step takes
+ * the brake as it is at its start, like the torques: engaged, the state stands still (q held,
+ * qd = 0, a flexible arm's modes too; no integration) and the step still writes its truth row
+ * (ext: the pushes and the wall's torque at the held pose, which the brake takes). Any thread. */
+void physics_brake(physics *p, bool engaged);
 void physics_snapshot(physics *p, physics_state *s);
 void physics_get_stats(physics *p, physics_stats *s);
 

@@ -43,8 +43,9 @@ struct physics {
     double lower[CFG_MAX_JOINTS], upper[CFG_MAX_JOINTS];
     double k_stop[CFG_MAX_JOINTS], c_stop[CFG_MAX_JOINTS];
     truth_log *truth;
-    flexsim flex; /* a flexible arm's model (flex.m NULL: rigid, dyn_forward_aba) */
-    int nx;       /* state size: joints, then a flexible arm's modal coordinates */
+    flexsim flex;      /* a flexible arm's model (flex.m NULL: rigid, dyn_forward_aba) */
+    int nx;            /* state size: joints, then a flexible arm's modal coordinates */
+    bool brake_fitted; /* --brake */
 
     /* stepping: x = (q, modal coordinates), xd its rate */
     double q[FLEXSIM_MAX_X], qd[FLEXSIM_MAX_X];
@@ -62,6 +63,7 @@ struct physics {
     /* shared with the device side, under lock */
     pthread_mutex_t lock;
     actuator act[CFG_MAX_JOINTS][CFG_MAX_IDS];
+    bool brake_engaged; /* the brake holds the joints (physics_brake; false without --brake) */
     physics_state pub;
     physics_stats stats;
 

@@ -110,10 +110,23 @@ static int physics_step(physics *p, const double *tau, const double *push, doubl
     return rc;
 }
 
-/* Sums the motor torque per joint from the actuators active at time now_ns. */
-static void gather_torque(physics *p, uint64_t now_ns, double *tau, double tau_act[][CFG_MAX_IDS])
+/* One step of dt with the brake engaged: the state stands still (qd = 0 over every coordinate),
+ * nothing is integrated; ext and *wall_force are the pushes and the wall at the held pose, which
+ * the brake takes. */
+static void hold_step(physics *p, const double *push, double *ext, double *wall_force)
+{
+    double wall[CFG_MAX_JOINTS];
+    for (int i = 0; i < p->nx; i++) p->qd[i] = 0.0;
+    *wall_force = contact_wall_torque(&p->contact, p->model, p->data, p->q, p->qd, wall);
+    for (int j = 0; j < p->n; j++) ext[j] = push[j] + wall[j];
+}
+
+/* Sums the motor torque per joint from the actuators active at time now_ns; returns whether the
+ * brake is engaged. */
+static bool gather_commands(physics *p, uint64_t now_ns, double *tau, double tau_act[][CFG_MAX_IDS])
 {
     pthread_mutex_lock(&p->lock);
+    bool braked = p->brake_engaged;
     for (int j = 0; j < p->n; j++) {
         tau[j] = 0.0;
         for (int k = 0; k < p->n_ids[j]; k++) {
@@ -124,6 +137,7 @@ static void gather_torque(physics *p, uint64_t now_ns, double *tau, double tau_a
         }
     }
     pthread_mutex_unlock(&p->lock);
+    return braked;
 }
 
 /* Makes the state after a step visible to the device side. */
@@ -138,14 +152,18 @@ static void publish(physics *p, double t, const double *tau, double tau_act[][CF
     pthread_mutex_unlock(&p->lock);
 }
 
-/* One step of dt from step k's start: the actuators' torque at that time (an expired one gives
- * none), the pushes, RK4; then the truth row and the published state at its end. */
+/* One step of dt from step k's start: the actuators' torque and the brake at that time (an
+ * expired actuator gives none), the pushes, RK4 (none while braked); then the truth row and the
+ * published state at its end. */
 static void step_once(physics *p)
 {
     uint64_t t_ns = p->skipped_ns + p->k * p->dt_ns; /* the step's start since t = 0 */
-    gather_torque(p, p->start_ns + t_ns, p->tau, p->tau_act);
+    bool braked = gather_commands(p, p->start_ns + t_ns, p->tau, p->tau_act);
     contact_push_torque(&p->contact, t_ns, p->push);
-    if (physics_step(p, p->tau, p->push, p->ext, &p->wall_force) != 0) p->stats.solver_failures++;
+    if (braked)
+        hold_step(p, p->push, p->ext, &p->wall_force);
+    else if (physics_step(p, p->tau, p->push, p->ext, &p->wall_force) != 0)
+        p->stats.solver_failures++;
     p->k++;
     double t = (double)(t_ns + p->dt_ns) * 1e-9;
     if (p->truth) {

@@ -23,8 +23,10 @@
  *  - the devices' housekeeping (Bus Watchdog, --alert-after) runs every SIMBUS_HOUSEKEEPING_NS
  *    of simulated time, and at every request;
  *  - --drop, --corrupt-crc, --wrong-id, --delay-us, --faults-after, --silent-after,
- *    --alert-after act as in the armsim program, on the simulated clock; --truth is written
- *    synchronously and loses no row.
+ *    --silent-id, --alert-after act as in the armsim program, on the simulated clock; --truth is
+ *    written synchronously and loses no row;
+ *  - a [tool NAME] servo and its --object (gripper.h) are stepped at each request and
+ *    housekeeping, like the servos' other registers.
  * Nothing is allocated after simbus_create.
  */
 #ifndef ARMSIM_SIMBUS_H
@@ -66,7 +68,8 @@ void simbus_flush(simbus *b);
 /* Faults injected at a chosen moment (tests): */
 /* The next count replies are lost (as --drop would lose them). */
 void simbus_lose_replies(simbus *b, int count);
-/* The devices ignore every request that reaches them before t_ns (as --silent-after would). */
+/* The devices ignore every request that reaches them before t_ns (as --silent-after would; only
+ * the servo --silent-id when given). */
 void simbus_silence_until(simbus *b, uint64_t t_ns);
 /* What SIGUSR1 does to the armsim program: --faults-after, and --silent-after and
  * --alert-after where still ahead, start now. */

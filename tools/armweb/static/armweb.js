@@ -1,16 +1,18 @@
 // armweb.js — the page: reads armweb's event stream (/events) and draws the last 10 s of every
-// joint (desired vs measured position, tracking error), the torques, state, faults, the last
-// events, loop timing and gains, with Chart.js (Debian's libjs-chart.js, served by armweb as
-// /js/chart.js).
+// joint (desired vs measured position, tracking error) and of the tool's opening (an arm with a
+// [tool] section), the torques, state, faults, the last events, loop timing and gains, with
+// Chart.js (Debian's libjs-chart.js, served by armweb as /js/chart.js).
 //
 // Telemetry comes in batches about 10 times a second; the charts are redrawn at most that often
 // (on a timer, only when new data arrived). The time axes are seconds before the newest sample
 // (-10 s ... 0 s); the samples keep armd's clock, the ticks are placed and named relative to it.
 // Units as armd's socket gives them: rad, N m (m, N on prismatic joints); the tracking error is
 // shown in mrad (mm). The joint cards fill a grid of info.columns columns (armweb's rule,
-// webview/layout.py: no lone card in the last row). Hooks for tests: every joint card has
-// data-joint and data-points (samples in its position plot); #state has data-state; every
-// entry of the event log (#events, newest first) has data-method.
+// webview/layout.py: no lone card in the last row; the tool's card counts). Hooks for tests:
+// every joint card has data-joint and data-points (samples in its position plot), the tool's
+// card data-tool and data-points; #state has data-state; every entry of the event log
+// (#events, newest first) has data-method; the control panel's Open and Close are #tool-open
+// and #tool-close, the last tool command's answer #tool-outcome.
 "use strict";
 
 const WINDOW_S = 10;           // seconds of history in every plot
@@ -25,6 +27,8 @@ const page = {
   control: false,
   info: null,
   joints: [],        // per joint: {card, pos, err, readout}
+  tool: null,        // the tool's card: {card, chart, readout}, null without a tool
+  toolStatus: null,  // status's tool (stroke, command, grasped), null without a tool
   torque: null,      // the torque chart
   lastTime: null,    // armd time of the newest sample [s]
   dirty: false,
@@ -94,7 +98,8 @@ function lineChart(canvas, datasets, yTitle, legend) {
 
 // ------------------------------------------------------------------------------ building
 function buildJoints(info) {
-  const same = page.info && JSON.stringify(page.info.joints) === JSON.stringify(info.joints);
+  const same = page.info && JSON.stringify(page.info.joints) === JSON.stringify(info.joints) &&
+    JSON.stringify(page.info.tool) === JSON.stringify(info.tool);
   page.info = info;
   $("arm").textContent = info.arm;
   document.title = "armweb: " + info.arm;
@@ -102,6 +107,7 @@ function buildJoints(info) {
     `${fmt(info.rate_hz, 0)} Hz`;
   if (same) return;
   for (const j of page.joints) { j.pos.destroy(); j.err.destroy(); }
+  if (page.tool) page.tool.chart.destroy();
   if (page.torque) page.torque.destroy();
   const box = $("joints");
   box.replaceChildren();
@@ -125,11 +131,38 @@ function buildJoints(info) {
         "error " + (prismatic ? "mm" : "mrad"), false),
     };
   });
+  page.tool = info.tool ? buildTool(info.tool, box) : null;
   page.torque = lineChart($("torque-chart"),
     info.joints.map((name, i) => ({ label: name, colour: COLOURS[i % COLOURS.length] })),
     "", true);
   page.lastTime = null;
   buildGains();
+}
+
+// The tool's card after the joints': its opening [mm] over the window, the readout.
+function buildTool(tool, box) {
+  const readout = el("div", { class: "readout" });
+  const canvas = el("canvas", {});
+  const stroke = `${fmt(1000 * tool.lower, 0)} ... ${fmt(1000 * tool.upper, 0)}`;
+  const card = el("section", { class: "tool panel", "data-tool": tool.name, "data-points": "0" },
+    el("h2", {}, tool.name, el("small", {}, ` gripper, mm (stroke ${stroke})`)),
+    readout,
+    el("div", { class: "chartbox" }, canvas));
+  box.append(card);
+  return { card, readout,
+    chart: lineChart(canvas, [{ label: "opening", colour: COLOURS[2] }], "mm", false) };
+}
+
+// The tool's readout: opening [mm] and force [N] from telemetry, the command running and
+// whether it holds what it grasped from status.
+function setToolReadout(opening, force) {
+  const s = page.toolStatus || {};
+  page.tool.readout.replaceChildren(
+    el("span", {}, "opening ", el("b", { class: "tool-opening", "data-value": String(opening) },
+      fmt(1000 * opening, 1)), " mm"),
+    el("span", {}, "force ", el("b", { class: "tool-force" }, fmt(force, 1)), " N"),
+    el("span", {}, "command ", el("b", { class: "tool-command" }, s.command || "-")),
+    el("span", {}, el("b", { class: "tool-grasped" }, s.grasped ? "grasped" : "")));
 }
 
 function setReadout(j, q, qDes, tau) {
@@ -147,6 +180,7 @@ function clearPlots() {
     for (const d of j.pos.data.datasets) d.data.length = 0;
     j.err.data.datasets[0].data.length = 0;
   }
+  if (page.tool) page.tool.chart.data.datasets[0].data.length = 0;
   if (page.torque) for (const d of page.torque.data.datasets) d.data.length = 0;
 }
 
@@ -160,7 +194,8 @@ function trim(data, from) {
   if (k) data.splice(0, k);
 }
 
-// One batch: time[k], q[k][n], q_des[k][n], tau[k][n].
+// One batch: time[k], q[k][n], q_des[k][n], tau[k][n], and with a tool tool_opening[k] [m],
+// tool_force[k] [N].
 function onTelemetry(b) {
   if (!page.info) return;
   for (let k = 0; k < b.time.length; k++) {
@@ -175,10 +210,13 @@ function onTelemetry(b) {
         push(j.err.data.datasets[0].data, t, (qd - q) * j.scale);
       push(page.torque.data.datasets[i].data, t, b.tau[k] && b.tau[k][i]);
     });
+    if (page.tool && b.tool_opening && typeof b.tool_opening[k] === "number")
+      push(page.tool.chart.data.datasets[0].data, t, 1000 * b.tool_opening[k]);
   }
   const last = b.time.length - 1;
   if (last >= 0) {
     page.joints.forEach((j, i) => setReadout(j, b.q[last][i], b.q_des[last][i], b.tau[last][i]));
+    if (page.tool && b.tool_opening) setToolReadout(b.tool_opening[last], b.tool_force[last]);
     setState(b.state);
     page.dirty = true;
   }
@@ -188,7 +226,8 @@ function redraw() {
   if (!page.dirty || page.lastTime === null) return;
   page.dirty = false;
   const from = page.lastTime - WINDOW_S;
-  const charts = page.joints.flatMap((j) => [j.pos, j.err]).concat([page.torque]);
+  const charts = page.joints.flatMap((j) => [j.pos, j.err]).concat([page.torque])
+    .concat(page.tool ? [page.tool.chart] : []);
   for (const c of charts) {
     for (const d of c.data.datasets) trim(d.data, from);
     c.options.scales.x.min = from;
@@ -197,6 +236,8 @@ function redraw() {
   }
   for (const j of page.joints)
     j.card.dataset.points = String(j.pos.data.datasets[1].data.length);
+  if (page.tool)
+    page.tool.card.dataset.points = String(page.tool.chart.data.datasets[0].data.length);
 }
 
 // ------------------------------------------------------------------------ state and status
@@ -209,6 +250,9 @@ function setState(s) {
 }
 
 function onStatus(s) {
+  page.toolStatus = s.tool && typeof s.tool === "object" ? s.tool : null;
+  if (page.tool && page.toolStatus)
+    setToolReadout(page.toolStatus.opening, page.toolStatus.force);
   setState(s.state);
   $("fault").textContent = s.fault || "none";
   $("controller").textContent = s.controller;
@@ -332,12 +376,18 @@ function token() {
 }
 
 // Every control is usable with a token; Reset only when armd is in fault or estop (when the
-// state is not known, for example armd is unreachable, it stays usable: armd answers).
+// state is not known, for example armd is unreachable, it stays usable: armd answers). Open and
+// Close are there only while status has a tool.
 function updateControls() {
   const on = !!token();
-  for (const id of ["enable", "disable", "estop", "reset", "gains-apply"]) {
+  for (const id of ["enable", "disable", "estop", "reset", "gains-apply", "tool-open",
+    "tool-close"]) {
     const b = $(id);
     if (b) b.disabled = !on;
+  }
+  for (const id of ["tool-open", "tool-close", "tool-outcome"]) {
+    const e = $(id);
+    if (e) e.hidden = !page.toolStatus;
   }
   const reset = $("reset");
   if (reset && page.state && page.state !== "fault" && page.state !== "estop") {
@@ -387,6 +437,27 @@ async function takeToken(ev) {
   }
 }
 
+// What the tool command answered, beside Open and Close: "Close: grasped, 20.0 mm, 9.8 N".
+async function toolCommand(label, path, body, err) {
+  const out = $("tool-outcome");
+  out.textContent = `${label}: ...`;
+  const reply = await post(path, body, err);
+  const r = reply && reply.result;
+  out.textContent = r ? `${label}: ${r.outcome}, ${fmt(1000 * r.opening, 1)} mm, ` +
+    `${fmt(r.force, 1)} N` : "";
+}
+
+// Close grasps with epsilons that span the stroke above where empty fingers stop (its lower
+// end + tolerance): whatever the fingers close on counts as grasped, nothing is no_object.
+// Open releases (to the stroke's upper end).
+function closeTool(err) {
+  const s = page.toolStatus;
+  if (!s) return;
+  const width = (s.lower + s.upper) / 2;
+  toolCommand("Close", "/api/tool.grasp", { width: width,
+    epsilon_inner: width - s.lower - 2 * s.tolerance, epsilon_outer: s.upper - width }, err);
+}
+
 function buildControl(c) {
   const box = $("control");
   const err = el("div", { id: "command-error", class: "error" });
@@ -399,6 +470,11 @@ function buildControl(c) {
     el("button", { id: "estop", class: "estop", onclick: () => post("/api/estop", undefined,
       err) }, "E-STOP"),
     el("button", { id: "reset", onclick: () => post("/api/reset", undefined, err) }, "Reset"),
+    el("button", { id: "tool-open", title: "open the gripper (armd's tool.release)",
+      onclick: () => toolCommand("Open", "/api/tool.release", undefined, err) }, "Open"),
+    el("button", { id: "tool-close", title: "close the gripper on whatever is between its " +
+      "fingers (armd's tool.grasp)", onclick: () => closeTool(err) }, "Close"),
+    el("span", { id: "tool-outcome", class: "token-status" }, ""),
     el("label", { class: "token", title: `the token is in ${c.token_file}, readable by ` +
       "root and group armd" }, "token ", field),
     el("span", { id: "token-status", class: "token-status" }, ""),

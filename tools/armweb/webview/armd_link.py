@@ -7,6 +7,10 @@ time and as fast as it comes, whatever the browsers do (telemetry goes to the fa
 waiting), so armd never finds armweb "not reading". When the connection drops (armd restarted,
 stopped, dropped armweb) every pending request fails, the state is forgotten, and the link tries
 again every second. Runs on armweb's asyncio loop; nothing here blocks.
+
+A tool command, which armd answers only when the fingers are done (seconds), goes on a short
+connection of its own (call_apart): on the one connection it would hold up the polls and the
+page's other commands, E-STOP among them, until then.
 """
 import asyncio
 import collections
@@ -23,6 +27,7 @@ MAX_TELEMETRY_HZ = 60.0
 STATUS_PERIOD_S = 0.5
 GAINS_EVERY = 4          # status polls per gains.get (2 s)
 CALL_TIMEOUT_S = 3.0     # armd answers within 1 s or with its own `timeout` error
+APART_TIMEOUT_S = 60.0   # a tool command: armd answers `timeout` after [tool] timeout (5 s)
 RETRY_S = 1.0
 LINE_LIMIT = 1 << 20     # bytes; armd's longest line (status of 64 joints) is far shorter
 EVENT_LOG = 20           # armd's last events kept for a browser that opens the page later
@@ -90,11 +95,14 @@ class ArmdLink:
                 "socket": self.path, "telemetry_hz": self.telemetry_hz}
 
     def info_event(self):
+        """What the page builds its cards from: the joints and the tool (info's, None without
+        a [tool] section), which has a card among them."""
         i = self.info or {}
+        tool = i.get("tool") if isinstance(i.get("tool"), dict) else None
         return {"arm": self.arm_name(), "joints": self.joints(), "types": i.get("types"),
                 "rate_hz": i.get("rate_hz"), "version": i.get("version"),
-                "controller": i.get("controller"), "limits": i.get("limits"),
-                "columns": layout.joint_columns(len(self.joints()))}
+                "controller": i.get("controller"), "limits": i.get("limits"), "tool": tool,
+                "columns": layout.joint_columns(len(self.joints()) + (1 if tool else 0))}
 
     # ------------------------------------------------------------------------- requests
     async def call(self, method, params=None, timeout=CALL_TIMEOUT_S):
@@ -119,6 +127,39 @@ class ArmdLink:
             raise ArmdError("lost the connection to armd: %s" % e)
         finally:
             self.pending.pop(rid, None)
+
+    async def call_apart(self, method, params=None, timeout=APART_TIMEOUT_S):
+        """As call, on a new connection of its own, closed after the reply: for a request armd
+        answers late (a tool command). Raises ArmdError when armd is unreachable or silent."""
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_unix_connection(self.path, limit=LINE_LIMIT), CALL_TIMEOUT_S)
+        except (OSError, asyncio.TimeoutError) as e:
+            raise ArmdError("cannot connect to armd at %s: %s" %
+                            (self.path, getattr(e, "strerror", None) or str(e) or "timed out"))
+        req = {"id": 1, "method": method}
+        if params is not None:
+            req["params"] = params
+        try:
+            writer.write((json.dumps(req) + "\n").encode())
+            return await asyncio.wait_for(self._reply_to(reader, 1), timeout)
+        except asyncio.TimeoutError:
+            raise ArmdError("armd did not answer %s within %g s" % (method, timeout))
+        except (ConnectionError, OSError, ValueError, asyncio.LimitOverrunError) as e:
+            raise ArmdError("lost the connection to armd: %s" % e)
+        finally:
+            writer.close()
+
+    @staticmethod
+    async def _reply_to(reader, rid):
+        """The reply with id rid read from reader (the lines before it are not asked for)."""
+        while True:
+            line = await reader.readline()
+            if not line:
+                raise ConnectionError("armd closed the connection")
+            msg = json.loads(line)
+            if isinstance(msg, dict) and msg.get("id") == rid and "method" not in msg:
+                return msg
 
     async def result(self, method, params=None):
         """The result of a request that must succeed (else ArmdError naming armd's error)."""

@@ -119,18 +119,24 @@ class Fanout:
 
     def flush(self):
         """Offers the gathered batch as one `telemetry` event, column-wise: time[k], state of
-        the last sample, q[k][n], q_des[k][n], tau[k][n] (rad / m, N m / N)."""
+        the last sample, q[k][n], q_des[k][n], tau[k][n] (rad / m, N m / N), and with a tool
+        tool_opening[k] (m) and tool_force[k] (N)."""
         if not self.batch:
             return
         s = self.batch
         self.batch = []
-        self.publish("telemetry", {
+        batch = {
             "time": [_rounded(x.get("time"), 4) for x in s],
             "state": s[-1].get("state"),
             "q": [_rounded(x.get("q"), 6) for x in s],
             "q_des": [_rounded(x.get("q_des"), 6) for x in s],
             "tau": [_rounded(x.get("tau"), 4) for x in s],
-        })
+        }
+        if isinstance(s[-1].get("tool"), dict):
+            tools = [x.get("tool") if isinstance(x.get("tool"), dict) else {} for x in s]
+            batch["tool_opening"] = [_rounded(t.get("opening"), 6) for t in tools]
+            batch["tool_force"] = [_rounded(t.get("force"), 3) for t in tools]
+        self.publish("telemetry", batch)
 
     async def run(self):
         """Flushes the batch every batch_period seconds, for ever."""

@@ -11,6 +11,10 @@ Routes:
   GET  /metrics          Prometheus text format (metrics.py)
   POST /api/enable, /api/disable, /api/estop, /api/reset, /api/gains
                          only with --control, else 403
+  POST /api/tool.move, /api/tool.grasp, /api/tool.release, /api/tool.stop
+                         the same; the body is the method's params (TOOL_COMMANDS), forwarded
+                         on a connection of their own (ArmdLink.call_apart): armd answers a
+                         tool command when the fingers are done
   POST /api/token        only with --control: 200 when the request carries the right token
 
 A command is taken only from armweb's own page and only with armweb's token (auth.py): it must
@@ -47,6 +51,14 @@ BROWSER_STALL_S = 10.0  # default: a browser whose write made no progress this l
 STREAM_SNDBUF = 32 * 1024
 COMMANDS = ("enable", "disable", "estop", "reset")
 GAINS_KEYS = ("kp", "kd", "ki")
+# The tool methods the page may send (armd-api(7)) and the params each may carry, all numbers;
+# the page sends tool.grasp (Close) and tool.release (Open).
+TOOL_COMMANDS = {
+    "tool.move": ("opening", "speed"),
+    "tool.grasp": ("width", "force", "speed", "epsilon_inner", "epsilon_outer"),
+    "tool.release": ("speed",),
+    "tool.stop": (),
+}
 LOOPBACK_NAMES = ("localhost", "localhost.", "ip6-localhost")
 WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -141,6 +153,8 @@ class Server:
         for c in COMMANDS:
             r.add_post("/api/" + c, self.command)
         r.add_post("/api/gains", self.gains_set)
+        for m in TOOL_COMMANDS:
+            r.add_post("/api/" + m, self.tool_command)
         r.add_post("/api/token", self.token_check)
         r.add_static("/static/", static_dir, follow_symlinks=False)
 
@@ -265,10 +279,15 @@ class Server:
             return refusal
         return web.json_response({"result": {"token": "accepted"}})
 
-    async def forward(self, method, params=None):
-        """armd's reply to one request, as the HTTP response."""
+    async def forward(self, method, params=None, apart=False):
+        """armd's reply to one request, as the HTTP response; apart: on a connection of its own
+        (a tool command, answered when the fingers are done, would hold up the link's status
+        polls)."""
         try:
-            reply = await self.link.call(method, params)
+            if apart:
+                reply = await self.link.call_apart(method, params)
+            else:
+                reply = await self.link.call(method, params)
         except ArmdError as e:
             status = 504 if "did not answer" in str(e) else 503
             return error_json(status, "armd_unavailable", str(e))
@@ -307,4 +326,28 @@ class Server:
                 await self.link.refresh_gains()
             except ArmdError:
                 pass
+        return resp
+
+    async def tool_command(self, request):
+        """A tool method with its params (the body: an object of TOOL_COMMANDS' numbers)."""
+        refusal = self.refuse_command(request)
+        if refusal is not None:
+            return refusal
+        method = request.path.rsplit("/", 1)[1]
+        try:
+            params = json.loads(await request.text() or "{}")
+        except ValueError as e:
+            return error_json(400, "parse_error", "the body is not JSON: %s" % e)
+        allowed = TOOL_COMMANDS[method]
+        if not isinstance(params, dict) or any(
+                k not in allowed or isinstance(v, bool) or not isinstance(v, (int, float))
+                for k, v in params.items()):
+            return error_json(400, "invalid_params", "%s takes an object of numbers: %s" %
+                              (method, ", ".join(allowed) or "nothing"))
+        log.info("%s from the page (%s): %s", method, request.remote, json.dumps(params))
+        resp = await self.forward(method, params or None, apart=True)
+        try:  # every browser sees the tool's new state at once
+            await self.link.poll_status()
+        except ArmdError:
+            pass
         return resp

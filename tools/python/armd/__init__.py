@@ -15,28 +15,34 @@ happens to be installed. All joint vectors are in the configuration's joint orde
                 if isinstance(rec, armd.Telemetry):
                     print(rec.time, rec.q)
 
+The gripper of an arm with a ``[tool]`` section is ``arm.tool`` (armd.tool): ``release()``,
+``grasp(width, force=...)``, ``move(opening)``, ``stop()``, ``state()``, each command returning
+an :class:`armd.ToolResult` (outcome, opening, force; ``.ok``) when the fingers are done.
+
 Errors are :class:`armd.Error` subclasses named for armd's error codes (BadState, Limits,
-InvalidParams, ...; see armd.errors). ``armd.aio`` is the same client for asyncio.
+InvalidParams, NoTool, ...; see armd.errors). ``armd.aio`` is the same client for asyncio.
 ``python3 -m armd status`` is a small command line.
 """
 from armd.client import DEFAULT_SOCKET, Client, Subscription, socket_path
 from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Conflict,
                          ConnectFailed, ConnectionClosed, DeviceError, Error, Failed,
                          IdleTimeout, Internal, InvalidConfig, InvalidParams, InvalidRequest,
-                         LineTooLong, Limits, NotRunning, ParseError, ProtocolError, Restricted,
-                         RestartNeeded, Stopping, Timeout, TooManyClients, TrajectoryAborted,
-                         UnknownMethod, Unsupported)
+                         LineTooLong, Limits, NoTool, NotRunning, ParseError, ProtocolError,
+                         Restricted, RestartNeeded, Stopping, Timeout, TooManyClients,
+                         TrajectoryAborted, UnknownMethod, Unsupported)
 from armd.points import points
-from armd.records import Done, Event, Motion, Telemetry
+from armd.records import Done, Event, Motion, Telemetry, ToolResult, ToolState
 from armd.replies import (Collision, Driver, Info, JointLimits, LoopStats, Progress, Status,
-                          Timing)
+                          Timing, ToolInfo, ToolStatus)
 
 __all__ = [
     "Client", "Subscription", "socket_path", "DEFAULT_SOCKET", "points",
-    "Telemetry", "Event", "Motion", "Done",
+    "Telemetry", "Event", "Motion", "Done", "ToolResult", "ToolState",
     "Status", "Info", "Progress", "LoopStats", "Timing", "Collision", "JointLimits", "Driver",
+    "ToolStatus", "ToolInfo",
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",
     "LineTooLong", "TooManyClients", "Restricted", "IdleTimeout", "Busy", "Timeout", "BadState",
+    "NoTool",
     "Limits", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",
     "NotRunning", "Stopping", "Unsupported", "Internal", "Failed", "ConnectFailed", "ConnectionClosed",
     "ClientTimeout", "ProtocolError", "TrajectoryAborted",

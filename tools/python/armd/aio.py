@@ -1,7 +1,8 @@
-"""armd.aio — the client for asyncio: the methods of :class:`armd.Client` as coroutines, the same
-records (:class:`armd.Status`, :class:`armd.Info`, :class:`armd.Motion`, :class:`armd.Done`,
-:class:`armd.Telemetry`, :class:`armd.Event`) and errors, over asyncio streams on the UNIX
-socket. Standard library only.
+"""armd.aio — the client for asyncio: the methods of :class:`armd.Client` as coroutines (and
+``arm.tool``'s, see armd.tool), the same records (:class:`armd.Status`, :class:`armd.Info`,
+:class:`armd.Motion`, :class:`armd.Done`, :class:`armd.Telemetry`, :class:`armd.Event`,
+:class:`armd.ToolResult`) and errors, over asyncio streams on the UNIX socket. Standard library
+only.
 
     import asyncio, armd.aio
 
@@ -39,6 +40,7 @@ from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, 
 from armd.points import normalize, number, vector
 from armd.records import Done, Event, Motion, Telemetry, notification
 from armd.replies import Info, Status
+from armd.tool import AsyncTool
 from armd.wire import MAX_REPLY, MAX_REQUEST, decode, encode
 
 __all__ = ["Client", "Subscription", "connect"]
@@ -85,6 +87,7 @@ class Client:
         self._subscribed: float | None = None  # telemetry rate while subscribed [Hz]
         self._user_sub = False  # a Subscription is open (notifications are queued for it)
         self._closed_by: Error | None = None  # why the connection ended
+        self.tool = AsyncTool(self)  # the gripper's commands (armd.tool): await arm.tool.grasp(...)
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
 
     # ------------------------------------------------------------------ the connection

@@ -30,7 +30,8 @@ def _fmt(x: Any) -> str:
 
 
 def format_status(info: dict[str, Any], st: dict[str, Any]) -> str:
-    """status as a table: state, fault, controller, trajectory, one row per joint, loop."""
+    """status as a table: state, fault, controller, trajectory, the tool, one row per joint,
+    loop."""
     lines = ["state       %s%s" % (st["state"], "  (fault: %s)" % st["fault"] if st.get("fault")
                                    else ""),
              "controller  %s" % st.get("controller")]
@@ -38,6 +39,13 @@ def format_status(info: dict[str, Any], st: dict[str, Any]) -> str:
     lines.append("trajectory  " + ("id %d: %.0f %% done, %.2f s left" %
                                    (tr["id"], 100 * tr["progress"], tr["remaining"])
                                    if tr else "none"))
+    tool = st.get("tool")
+    if isinstance(tool, dict):  # an arm with a [tool] section: its opening [mm], force [N]
+        o, f = tool.get("opening"), tool.get("force")
+        lines.append("tool        %s: %s mm, %s N, %s%s" % (
+            tool.get("name"), "%.2f" % (1e3 * o) if isinstance(o, (int, float)) else "-",
+            "%.2f" % f if isinstance(f, (int, float)) else "-", tool.get("command"),
+            ", grasped" if tool.get("grasped") is True else ""))
     lines.append("%-12s %12s %12s %12s %12s %12s  %s" % ("joint", "q", "q_des", "error", "qd",
                                                           "tau", "units"))
     types = info.get("types", [])

@@ -27,6 +27,7 @@ from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, 
 from armd.points import normalize, number, vector
 from armd.records import Done, Event, Motion, Telemetry, notification
 from armd.replies import Info, Status
+from armd.tool import Tool
 from armd.wire import MAX_REQUEST, Wire, encode
 
 DEFAULT_SOCKET = "/run/armd/armd.sock"  # armd.service's socket, armctl's default
@@ -110,6 +111,7 @@ class Client:
         self._last_motion: Motion | None = None
         self._subscribed: float | None = None  # telemetry rate [Hz] while subscribed
         self._auto = False  # subscribed by trajectory()/move_to() for wait_done
+        self.tool = Tool(self)  # the gripper's commands (armd.tool): arm.tool.grasp(...)
 
     # ------------------------------------------------------------------ the connection
 
@@ -278,15 +280,16 @@ class Client:
 
     def info(self) -> Info:
         """The arm as an :class:`armd.Info` (name, version, dof, joints, types, limits,
-        rate_hz, driver, controller, socket, max_clients, config; armd-api(7) ``info``).
+        rate_hz, driver, controller, socket, max_clients, config, tool: None or a
+        :class:`armd.ToolInfo`; armd-api(7) ``info``).
         ``info()["joints"]`` still reads the reply as sent."""
         return Info.from_dict(self.call("info"))
 
     def status(self) -> Status:
         """The arm now as an :class:`armd.Status` (state, fault, time, mono, wall, controller,
         q, qd, tau, q_des, qd_des, error, trajectory: None or a :class:`armd.Progress`, loop,
-        collision, clients; armd-api(7) ``status``). ``status()["q"]`` still reads the reply
-        as sent."""
+        collision, clients, tool: None or a :class:`armd.ToolStatus`; armd-api(7) ``status``).
+        ``status()["q"]`` still reads the reply as sent."""
         return Status.from_dict(self.call("status"))
 
     def enable(self) -> str:

@@ -88,15 +88,22 @@ class Busy(Error):
 
 
 class Timeout(Error):
-    """armd's control thread did not answer within 1 s (``timeout``). Not the client's own
-    timeout, which is :class:`ClientTimeout`."""
+    """armd's control thread did not answer within 1 s, or a tool command was not done within
+    ``[tool] timeout`` (``timeout``). Not the client's own timeout, which is
+    :class:`ClientTimeout`."""
     code = "timeout"
 
 
 class BadState(Error):
     """The command is not allowed in the arm's present state (``bad_state``), e.g. a
-    trajectory while disabled."""
+    trajectory or a tool command while disabled."""
     code = "bad_state"
+
+
+class NoTool(Error):
+    """A tool method on an arm whose configuration has no ``[tool]`` section (``no_tool``);
+    also raised by ``arm.tool.state()`` for such an arm."""
+    code = "no_tool"
 
 
 class Limits(Error):
@@ -188,9 +195,9 @@ class TrajectoryAborted(Error):
 ERRORS: dict[str, type[Error]] = {
     cls.code: cls for cls in (
         ParseError, InvalidRequest, UnknownMethod, InvalidParams, LineTooLong, TooManyClients,
-        Restricted, IdleTimeout, Busy, Timeout, BadState, Limits, Conflict, RestartNeeded,
-        InvalidConfig, ConfigError, DeviceError, NotRunning, Stopping, Unsupported, Internal,
-        Failed)
+        Restricted, IdleTimeout, Busy, Timeout, BadState, NoTool, Limits, Conflict,
+        RestartNeeded, InvalidConfig, ConfigError, DeviceError, NotRunning, Stopping, Unsupported,
+        Internal, Failed)
     if cls.code is not None
 }
 

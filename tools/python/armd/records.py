@@ -1,7 +1,7 @@
-"""armd.records — the notifications and motions the client returns: telemetry samples, events,
-a motion's id and duration, and how a trajectory ended (the replies of info and status are in
-armd.replies). SI units, joint vectors in the configuration's joint order (rad or m, rad/s or
-m/s, N m or N, s)."""
+"""armd.records — the notifications and motions the client returns: telemetry samples (with the
+tool's state), events, a motion's id and duration, how a trajectory ended, and how a tool command
+ended (the replies of info and status are in armd.replies). SI units, joint vectors in the
+configuration's joint order (rad or m, rad/s or m/s, N m or N, s); the tool in m, m/s and N."""
 from __future__ import annotations
 
 import math
@@ -14,6 +14,36 @@ def _floats(v: Any) -> list[float]:
     if not isinstance(v, list):
         return []
     return [float(x) if isinstance(x, (int, float)) else math.nan for x in v]
+
+
+def _num(v: Any) -> float:
+    """A number from armd: null (non-finite in armd), a missing member or a non-number as NaN."""
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+@dataclass(frozen=True)
+class ToolState:
+    """The tool (the gripper of a ``[tool]`` section) in a ``telemetry`` sample: the
+    ``opening`` between the fingers [m], their ``speed`` [m/s], the ``force`` they squeeze
+    with [N] (positive closing on something, 0 in free motion), the servo's ``current`` [A],
+    whether they are ``moving`` and whether they are ``stalled`` (still, short of their
+    goal)."""
+
+    opening: float
+    speed: float
+    force: float
+    current: float = math.nan  # the servo's motor current [A]
+    moving: bool = False  # the fingers move
+    stalled: bool = False  # still, short of their goal (an object or an obstacle holds them)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "ToolState | None":
+        """The record of telemetry's ``tool`` member; None when there is none (no tool)."""
+        if not isinstance(d, dict):
+            return None
+        return cls(opening=_num(d.get("opening")), speed=_num(d.get("speed")),
+                   force=_num(d.get("force")), current=_num(d.get("current")),
+                   moving=d.get("moving") is True, stalled=d.get("stalled") is True)
 
 
 @dataclass(frozen=True)
@@ -36,6 +66,7 @@ class Telemetry:
     qd_des: list[float]
     ext: list[float]  # the collision observer's external torque estimate (0 while it is off)
     params: dict[str, Any] = field(repr=False)
+    tool: ToolState | None = None  # the tool's state; None without a [tool] section
 
     @classmethod
     def from_params(cls, p: dict[str, Any]) -> "Telemetry":
@@ -44,7 +75,8 @@ class Telemetry:
                    state=str(p.get("state", "")), q=_floats(p.get("q")), qd=_floats(p.get("qd")),
                    tau=_floats(p.get("tau")), tau_meas=_floats(p.get("tau_meas")),
                    q_des=_floats(p.get("q_des")),
-                   qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p)
+                   qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p,
+                   tool=ToolState.from_dict(p.get("tool")))
 
 
 @dataclass(frozen=True)
@@ -88,6 +120,40 @@ class Done:
     def ok(self) -> bool:
         """True when the trajectory ran to its end and settled at the goal."""
         return self.result == "done"
+
+
+# The outcomes of a tool command that mean it did what it was asked (armd-api(7), tool.move).
+TOOL_SUCCESS = frozenset({"reached", "grasped"})
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """How a tool command (``tool.move``, ``tool.grasp``, ``tool.release``, ``tool.stop``)
+    ended, and the tool then: ``outcome`` is ``reached`` (a move or release at its target),
+    ``grasped`` (a grasp closed within width - epsilon_inner ... width + epsilon_outer),
+    ``no_object`` (a grasp closed below that: nothing, or something narrower, between the
+    fingers), ``blocked`` (stopped short: an obstacle, or a grasp stopped above width +
+    epsilon_outer), ``stopped`` (tool.stop or a newer tool command) or ``aborted`` (the arm
+    left holding and moving: disable, estop, a fault); ``opening`` [m] and ``force`` [N] as in
+    :class:`ToolState`. ``raw`` is the result as armd sent it."""
+
+    outcome: str
+    opening: float
+    force: float
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def ok(self) -> bool:
+        """True when the command did what it was asked: ``grasped`` for a grasp, ``reached``
+        for a move or a release."""
+        return self.outcome in TOOL_SUCCESS
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "ToolResult":
+        d = d if isinstance(d, dict) else {}
+        outcome = d.get("outcome")
+        return cls(outcome=outcome if isinstance(outcome, str) else "",
+                   opening=_num(d.get("opening")), force=_num(d.get("force")), raw=d)
 
 
 def notification(msg: dict[str, Any]) -> Telemetry | Event:

@@ -159,13 +159,50 @@ class Progress(_Reply):
 
 
 @dataclass(frozen=True)
+class ToolStatus(_Reply):
+    """status's ``tool`` (an arm with a ``[tool]`` section): its ``name``, the ``opening``
+    between the fingers [m], their ``speed`` [m/s], the ``force`` they squeeze with [N]
+    (positive closing on something), the tool ``command`` running (idle, move, grasp,
+    release), whether it holds what a grasp ``grasped`` (until the next tool command), the
+    stroke ``lower`` ... ``upper`` [m], the servo's ``current`` [A], whether the fingers are
+    ``moving`` or ``stalled`` (still, short of their goal) and the ``tolerance`` [m] a move
+    reaches its target within."""
+
+    name: str
+    opening: float
+    speed: float
+    force: float
+    command: str
+    grasped: bool
+    lower: float
+    upper: float
+    current: float = math.nan
+    moving: bool = False
+    stalled: bool = False
+    tolerance: float = math.nan
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "ToolStatus | None":
+        if not isinstance(d, dict):
+            return None
+        return cls(name=_str(d.get("name")), command=_str(d.get("command")),
+                   grasped=d.get("grasped") is True, moving=d.get("moving") is True,
+                   stalled=d.get("stalled") is True, extra=_extra(cls, d), raw=d,
+                   **{k: _num(d.get(k)) for k in ("opening", "speed", "force", "lower",
+                                                   "upper", "current", "tolerance")})
+
+
+@dataclass(frozen=True)
 class Status(_Reply):
     """The reply to ``status``: the arm now. ``state`` (disabled, holding, moving, fault,
     estop...), ``fault`` (the reason, None without one), ``time`` armd's control time [s] with
     ``mono`` (``time.monotonic()``) and ``wall`` (``time.time()``) of the same instant, the
     control law, the measured ``q``, ``qd``, ``tau``, the desired ``q_des``, ``qd_des`` and the
     tracking ``error``, the running ``trajectory`` (None when none runs), ``loop`` statistics,
-    ``collision`` and the number of ``clients`` connected."""
+    ``collision``, the number of ``clients`` connected and the ``tool`` (None without a
+    ``[tool]`` section)."""
 
     state: str
     fault: str | None
@@ -183,6 +220,7 @@ class Status(_Reply):
     loop: LoopStats
     collision: Collision
     clients: int
+    tool: ToolStatus | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -197,7 +235,8 @@ class Status(_Reply):
                    trajectory=Progress.from_dict(d.get("trajectory")),
                    loop=LoopStats.from_dict(d.get("loop")),
                    collision=Collision.from_dict(d.get("collision")),
-                   clients=_int(d.get("clients")), extra=_extra(cls, d), raw=d, **vecs)
+                   clients=_int(d.get("clients")), tool=ToolStatus.from_dict(d.get("tool")),
+                   extra=_extra(cls, d), raw=d, **vecs)
 
 
 @dataclass(frozen=True)
@@ -239,11 +278,38 @@ class Driver(_Reply):
 
 
 @dataclass(frozen=True)
+class ToolInfo(_Reply):
+    """info's ``tool`` (an arm with a ``[tool]`` section): its ``name``, the servo's ``id``,
+    the stroke ``lower`` ... ``upper`` [m], the largest speed ``velocity`` [m/s] and force
+    ``max_force`` [N], and the defaults of the tool commands: ``force`` [N] and ``speed``
+    [m/s]."""
+
+    name: str
+    id: int
+    lower: float
+    upper: float
+    velocity: float
+    max_force: float
+    force: float
+    speed: float
+    extra: dict[str, Any] = field(default_factory=dict, repr=False)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "ToolInfo | None":
+        if not isinstance(d, dict):
+            return None
+        return cls(name=_str(d.get("name")), id=_int(d.get("id")), extra=_extra(cls, d), raw=d,
+                   **{k: _num(d.get(k)) for k in ("lower", "upper", "velocity", "max_force",
+                                                   "force", "speed")})
+
+
+@dataclass(frozen=True)
 class Info(_Reply):
     """The reply to ``info``: the arm's ``name``, armd's ``version``, ``dof``, the ``joints``'
     names and ``types`` (revolute, prismatic), their ``limits``, the loop ``rate_hz`` [Hz], the
-    ``driver``, the control law, armd's ``socket`` path, ``max_clients`` and the ``config``
-    file it runs."""
+    ``driver``, the control law, armd's ``socket`` path, ``max_clients``, the ``config``
+    file it runs and the ``tool`` (None without a ``[tool]`` section)."""
 
     name: str
     version: str
@@ -257,6 +323,7 @@ class Info(_Reply):
     socket: str
     max_clients: int
     config: str
+    tool: ToolInfo | None = None
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -269,4 +336,4 @@ class Info(_Reply):
                    rate_hz=_num(d.get("rate_hz")), driver=Driver.from_dict(d.get("driver")),
                    controller=_str(d.get("controller")), socket=_str(d.get("socket")),
                    max_clients=_int(d.get("max_clients")), config=_str(d.get("config")),
-                   extra=_extra(cls, d), raw=d)
+                   tool=ToolInfo.from_dict(d.get("tool")), extra=_extra(cls, d), raw=d)
