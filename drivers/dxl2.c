@@ -364,7 +364,7 @@ static int check_bus_watchdog(drv *d, drv_fault *f)
     if (!d->enabled) d->wd_quiet_ms = 0;
     if (d->wd_quiet_ms == 0) return 0;
     for (int i = 0; i < d->n_servos; i++) {
-        uint8_t v;
+        uint8_t v = 0;
         if (read_reg(d, d->servo[i].id, DXL2_ADDR_BUS_WATCHDOG, &v, 1, f) < 0) return -1;
         if ((int8_t)v < 0) {
             drv_count(d, DRV_EALERT);
