@@ -133,6 +133,9 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
     json_object_set_new(*result, "mono", api_json_stamp(mono));
     json_object_set_new(*result, "wall", api_json_stamp(wall));
     json_object_set_new(*result, "tool", api_tool_status_json(ctl_config(x->c), &st.tool));
+    json_object_set_new(*result, "pose",
+                        json_pack("{s:o, s:o}", "position", api_json_vector(st.pose, 3),
+                                  "orientation", api_json_vector(st.pose + 3, 4)));
     return 0;
 }
 

@@ -92,6 +92,11 @@ typedef struct {
     double eps_inner, eps_outer; /* grasp [m] */
 } ctl_tool_cmd;
 
+/* A tool pose: the tool frame ([arm] tool_xyz, tool_rpy in the last link) in the base frame, by
+ * forward kinematics of the measured q: position x y z [m], then the orientation as the unit
+ * quaternion w x y z (w >= 0). */
+#define CTL_POSE 7
+
 /* How a tool command ended. */
 typedef struct {
     ctl_tool_outcome outcome;
@@ -137,6 +142,7 @@ typedef struct {
     uint64_t collisions;
     double rate_hz;
     ctl_tool_status tool;
+    double pose[CTL_POSE]; /* the tool frame at q (CTL_POSE's layout) */
 } ctl_status;
 
 /* A published per-tick sample (telemetry ring). */
@@ -153,6 +159,7 @@ typedef struct {
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
     double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
     ctl_tool_status tool;
+    double pose[CTL_POSE]; /* the tool frame at q (CTL_POSE's layout) */
 } ctl_sample;
 
 typedef enum {

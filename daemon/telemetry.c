@@ -87,11 +87,13 @@ const char *api_notification_name(size_t i)
     return i - 1 < N_EVENT_NAMES ? event_names[i - 1] : NULL;
 }
 
-/* Appends ",\"key\":[v0,v1,...]" to buf at *o; values with 9 significant digits. */
-static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const double *v, int n)
+/* Appends "SEP\"key\":[v0,v1,...]" to buf at *o (SEP "," or "" for an object's first member);
+ * values with 9 significant digits, non-finite ones null. */
+static void put_member(char *buf, size_t cap, size_t *o, const char *sep, const char *key,
+                       const double *v, int n)
 {
     if (*o >= cap) return;
-    *o += (size_t)snprintf(buf + *o, cap - *o, ",\"%s\":[", key);
+    *o += (size_t)snprintf(buf + *o, cap - *o, "%s\"%s\":[", sep, key);
     for (int i = 0; i < n && *o < cap; i++) {
         if (isfinite(v[i]))
             *o += (size_t)snprintf(buf + *o, cap - *o, "%s%.9g", i ? "," : "", v[i]);
@@ -99,6 +101,12 @@ static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const 
             *o += (size_t)snprintf(buf + *o, cap - *o, "%snull", i ? "," : "");
     }
     if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "]");
+}
+
+/* Appends ",\"key\":[v0,v1,...]" to buf at *o. */
+static void put_vector(char *buf, size_t cap, size_t *o, const char *key, const double *v, int n)
+{
+    put_member(buf, cap, o, ",", key, v, n);
 }
 
 /* ,"tool":{"opening","speed","force","current","moving","stalled"}: the tool servo's reading
@@ -119,6 +127,15 @@ static void put_tool(char *buf, size_t cap, size_t *o, const ctl_tool_status *t)
                                t->moving ? "true" : "false", t->stalled ? "true" : "false");
 }
 
+/* ,"pose":{"position":[x,y,z],"orientation":[w,x,y,z]}: the tool frame (CTL_POSE). */
+static void put_pose(char *buf, size_t cap, size_t *o, const double pose[CTL_POSE])
+{
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, ",\"pose\":{");
+    put_member(buf, cap, o, "", "position", pose, 3);
+    put_vector(buf, cap, o, "orientation", pose + 3, 4);
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "}");
+}
+
 /* Formats one telemetry notification line; returns its length (0 if it did not fit). */
 static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size_t cap)
 {
@@ -136,6 +153,7 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     put_vector(buf, cap, &o, "q_des", sm->q_des, n);
     put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
     put_vector(buf, cap, &o, "ext", sm->ext, n);
+    put_pose(buf, cap, &o, sm->pose);
     if (sm->tool.present) put_tool(buf, cap, &o, &sm->tool);
     if (o + 4 >= cap) return 0;
     o += (size_t)snprintf(buf + o, cap - o, "}}\n");

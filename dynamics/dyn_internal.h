@@ -327,6 +327,12 @@ void dyn_body_from_com(double mass, const double com[3], const double Icom[6], d
  * may be NULL. Writes tau without armature/friction. */
 void dyn_rnea_core(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
                    const double *qdd, int grav, const double *wrench, double *tau);
+/* chol.c: Cholesky of the n x n block at A (leading dimension lda) in place, the solve with its
+ * factor, and both; each -1 when A is not positive definite or the result not finite. */
+int dyn_chol_factor(double *A, int n, int lda);
+int dyn_chol_apply(const double *L, int n, int lda, double *y);
+int dyn_chol_solve(double *A, int n, int lda, double *y);
+
 /* Poses of every M_i in the base into d->pose. */
 void dyn_poses(const dyn_model *m, dyn_data *d, const double *q);
 

@@ -182,9 +182,106 @@ int dyn_forward_aba(const dyn_model *m, dyn_data *d, const double *q, const doub
  * NULL) the tool frame including tool_xyz/rpy. */
 void dyn_fk(const dyn_model *m, dyn_data *d, const double *q, double *link_poses, double *tool);
 
+/* The unit quaternion {w, x, y, z} of a rotation R (3x3 row-major, v_outer = R v_inner), w >= 0
+ * (Shepperd's method: the largest of 4w^2, 4x^2, 4y^2, 4z^2 is taken from the trace so the
+ * square root never sees a small number). */
+void dyn_rot_to_quat(const double R[9], double quat[4]);
+
 /* Geometric Jacobian of the tool frame origin: 6 x n row-major, rows 0-2 linear velocity,
  * rows 3-5 angular velocity, both in the base frame. */
 void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J);
+
+/* ---------------------------------------------------------------- inverse kinematics (ik.c) */
+
+/* The error of a pose against a target pose (both 3x4 row-major [R | p] in the base frame, as
+ * dyn_fk writes them): e[0..2] = p_target - p [m], e[3..5] = the rotation vector (axis * angle,
+ * angle in [0, pi]) of R_target R^T [rad], both in the base frame. The log map goes through the
+ * quaternion of dyn_rot_to_quat, so it stays accurate for angles near 0 and near pi. */
+void dyn_pose_error(const double target[12], const double pose[12], double e[6]);
+
+/* Which rows of the pose error an IK solve drives to zero. The six rows are the position error
+ * in the BASE frame (x, y, z) [m] and the rotation error in the TOOL frame (R^T times the
+ * rotation vector of dyn_pose_error: rotation about the tool's own x, y, z axes) [rad]. */
+typedef enum {
+    DYN_IK_FULL = 0,           /* all six rows: position and orientation */
+    DYN_IK_POSITION = 1,       /* the three position rows; the orientation is left free */
+    DYN_IK_POSITION_PITCH = 2, /* the position rows and one pitch row: pitch = atan2(-u_x, u_z),
+                                * u = R^T e_z the base z axis in tool axes, i.e. the rotation
+                                * about the tool's own y axis from the vertical, whatever the
+                                * rotation about the base z axis (yaw): for R = Rz(a) Ry(b) it
+                                * is b, over the full circle. What a yaw + pitch-pitch-pitch arm
+                                * reaches (OpenManipulator-X: pitch = q2 + q3 + q4). The
+                                * target's yaw is ignored; give it as Rz(any) Ry(pitch) (a roll
+                                * about tool x changes u, so the pitch read from it; a target
+                                * whose tool y axis is vertical has none: bad input) */
+    DYN_IK_WEIGHTED = 3        /* the rows with weight[k] > 0, each scaled by weight[k] */
+} dyn_ik_task;
+
+/* How an IK solve ended. */
+typedef enum {
+    DYN_IK_OK = 0,          /* the task rows are within tol_pos / tol_rot, sigma_min >= sing_tol */
+    DYN_IK_SINGULAR = 1,    /* within tolerance too (q is a solution), but sigma_min < sing_tol:
+                             * at (or next to) a singularity, where some tool motions need
+                             * unbounded joint speed; a planner should not path through q */
+    DYN_IK_UNREACHABLE = 2, /* stopped at a least-squares minimum of the weighted error above
+                             * tolerance: the target is outside what the arm reaches in the
+                             * task's rows within its limits (or q0 led to a local minimum:
+                             * another q0 may reach it); q is the nearest pose found */
+    DYN_IK_NO_CONVERGENCE = 3, /* max_iter steps taken, the error still decreasing */
+    DYN_IK_BAD_INPUT = 4       /* non-finite target or q0, a target R that is no rotation (to
+                                * 1e-6), or bad options; nothing computed, q = q0 */
+} dyn_ik_status;
+
+/* Options of dyn_ik. Every field left 0 (or NULL) takes its default, so {0} or a NULL opt means
+ * "all defaults"; negative or non-finite values are bad input. */
+typedef struct {
+    dyn_ik_task task;
+    double weight[6];            /* DYN_IK_WEIGHTED only: row weights (>= 0; x y z [1/m],
+                                  * rx ry rz about the tool axes [1/rad]); ignored otherwise
+                                  * (the rows a task includes have weight 1) */
+    double tol_pos;              /* [m] position rows' error norm for success (default 1e-9) */
+    double tol_rot;              /* [rad] rotation rows' error norm (default 1e-9) */
+    int max_iter;                /* trial steps, each one FK + Jacobian (default 100) */
+    double max_step;             /* largest change of any joint per step [rad or m] (0.5) */
+    double sing_tol;             /* sigma_min below this at a solution: DYN_IK_SINGULAR (1e-4) */
+    const double *lower, *upper; /* joint limits [rad or m], n each, or NULL: every iterate is
+                                  * clamped into them (q0 too) */
+} dyn_ik_opts;
+
+/* What a solve reached (all at the returned q). */
+typedef struct {
+    dyn_ik_status status;
+    int iterations;   /* trial steps taken (accepted + rejected) */
+    double err_pos;   /* norm of the position rows the task includes, unweighted [m] */
+    double err_rot;   /* norm of the rotation rows the task includes, unweighted [rad] */
+    double sigma_min; /* smallest singular value of the weighted task Jacobian (its rows:
+                       * base-frame position [m/rad], tool-frame rotation or pitch [1]); with
+                       * more rows than joints, of its n columns */
+} dyn_ik_result;
+
+/* Inverse kinematics: joint positions q (n) that put the TOOL frame at target (3x4 row-major
+ * [R | p] in the base frame, as dyn_fk writes it) in the rows opt->task selects, starting from
+ * q0 (n); returns res->status (res may be NULL). d is the workspace (its poses are overwritten);
+ * no allocation; q and q0 may be the same array.
+ *
+ * Method: damped least squares (Wampler 1986; Nakamura & Hanafusa 1986) on the weighted task
+ * rows A = W [J_v; R^T J_w] (dyn_jacobian's rows, rotation rows turned into the tool frame),
+ * b = W e (the pose error of dyn_pose_error, rotation part in the tool frame): the step is
+ * dq = A^T (A A^T + mu I)^-1 b, or (A^T A + mu I)^-1 A^T b when the task has more rows than
+ * the arm has joints (then it converges to the least-squares pose); Buss 2004 compares these
+ * schemes. mu is adapted Levenberg-Marquardt style (Sugihara 2011 for LM on IK; the update rule
+ * of Madsen, Nielsen & Tingleff 2004 §3.2): a step is kept only if it lowers |b|^2, mu shrinks
+ * with the ratio of actual to predicted decrease, and grows after a rejected step. Every step is
+ * scaled down so that no joint moves more than max_step; a joint on a limit that the step would
+ * push through is held and the step solved again for the others (Buss 2004's clamping), and
+ * the new iterate is clamped into the limits.
+ * The joints the task leaves free (redundancy, or DYN_IK_POSITION) move as little as each step
+ * allows (the damped minimum-norm step), so they stay near q0; they are not pulled back to it.
+ * Stops at success (status OK or SINGULAR), at a stationary point (no step lowers the error, or
+ * the gradient A^T b projected on the free joints is 1e-8 of |A| |b|: UNREACHABLE) or after
+ * max_iter steps (NO_CONVERGENCE). */
+int dyn_ik(const dyn_model *m, dyn_data *d, const double target[12], const double *q0,
+           const dyn_ik_opts *opt, double *q, dyn_ik_result *res);
 
 /* Mechanical energy with the model's gravity: kinetic 1/2 qd^T H qd (armature included),
  * potential -sum m_i g.p_ci (payload included). Returns kinetic + potential. */

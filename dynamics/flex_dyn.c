@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "dynamics/dyn_internal.h"
 #include "dynamics/flex_internal.h"
 
 /* out = a x b (any frame). */
@@ -477,36 +478,6 @@ void dyn_flex_tool_deflection(const dyn_flex_model *m, dyn_flex_data *d, const d
     mat_vec(m->form.base_R, dB, defl);
 }
 
-/* In-place Cholesky A = L L^T of the n x n block at A (leading dimension lda), then solves
- * L L^T y = y. Returns -1 if A is not positive definite or y is not finite. */
-static int chol_solve(double *A, int n, int lda, double *y)
-{
-    for (int j = 0; j < n; j++) {
-        double s = A[j * lda + j];
-        for (int k = 0; k < j; k++) s -= A[j * lda + k] * A[j * lda + k];
-        if (!(s > 0.0) || !isfinite(s)) return -1;
-        const double ljj = sqrt(s);
-        A[j * lda + j] = ljj;
-        for (int i = j + 1; i < n; i++) {
-            double t = A[i * lda + j];
-            for (int k = 0; k < j; k++) t -= A[i * lda + k] * A[j * lda + k];
-            A[i * lda + j] = t / ljj;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        double t = y[i];
-        for (int k = 0; k < i; k++) t -= A[i * lda + k] * y[k];
-        y[i] = t / A[i * lda + i];
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double t = y[i];
-        for (int k = i + 1; k < n; k++) t -= A[k * lda + i] * y[k];
-        y[i] = t / A[i * lda + i];
-        if (!isfinite(y[i])) return -1;
-    }
-    return 0;
-}
-
 /* M, b, K delta + D delta_dot and Q in one pass (d->Mx, r1, r2, r3), armature on M. */
 static void assemble(const dyn_flex_model *m, dyn_flex_data *d, const double *x, const double *xd,
                      const double *wrench, unsigned flags)
@@ -532,7 +503,7 @@ int dyn_flex_forward(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
     if (flags & DYN_FRICTION) dyn_friction(m->rigid, xd, fr);
     for (int c = 0; c < nx; c++)
         xdd[c] = (c < n ? tau[c] - fr[c] : 0.0) + d->r3[c] - d->r1[c] - d->r2[c];
-    return chol_solve(d->Mx, nx, nx, xdd);
+    return dyn_chol_solve(d->Mx, nx, nx, xdd);
 }
 
 /* Prescribed joint motion: M_dd delta_dd = Q_d - b_d - K delta - D delta_dot - M_dq qdd, then
@@ -554,7 +525,7 @@ int dyn_flex_inverse(const dyn_flex_model *m, dyn_flex_data *d, const double *x,
         for (int c = 0; c < n; c++) t += M[i * nx + c] * qdd[c];
         tau[i] = t;
     }
-    if (nd && chol_solve(d->Mx + n * nx + n, nd, nx, delta_dd) != 0) return -1;
+    if (nd && dyn_chol_solve(d->Mx + n * nx + n, nd, nx, delta_dd) != 0) return -1;
     for (int i = 0; i < n; i++) {
         for (int r = 0; r < nd; r++) tau[i] += M[i * nx + n + r] * delta_dd[r];
         if (flags & DYN_ARMATURE) tau[i] += m->form.joint[i].armature * qdd[i];

@@ -44,6 +44,44 @@ void dyn_fk(const dyn_model *m, dyn_data *d, const double *q, double *link_poses
     }
 }
 
+/* Shepperd 1978: q from the largest diagonal combination of R; sign chosen so that w >= 0. */
+void dyn_rot_to_quat(const double R[9], double quat[4])
+{
+    const double t = R[0] + R[4] + R[8];
+    double w, x, y, z;
+    if (t >= R[0] && t >= R[4] && t >= R[8]) {
+        double s = 2.0 * sqrt(1.0 + t); /* 4w */
+        w = 0.25 * s;
+        x = (R[7] - R[5]) / s;
+        y = (R[2] - R[6]) / s;
+        z = (R[3] - R[1]) / s;
+    } else if (R[0] >= R[4] && R[0] >= R[8]) {
+        double s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]); /* 4x */
+        w = (R[7] - R[5]) / s;
+        x = 0.25 * s;
+        y = (R[1] + R[3]) / s;
+        z = (R[2] + R[6]) / s;
+    } else if (R[4] >= R[8]) {
+        double s = 2.0 * sqrt(1.0 - R[0] + R[4] - R[8]); /* 4y */
+        w = (R[2] - R[6]) / s;
+        x = (R[1] + R[3]) / s;
+        y = 0.25 * s;
+        z = (R[5] + R[7]) / s;
+    } else {
+        double s = 2.0 * sqrt(1.0 - R[0] - R[4] + R[8]); /* 4z */
+        w = (R[3] - R[1]) / s;
+        x = (R[2] + R[6]) / s;
+        y = (R[5] + R[7]) / s;
+        z = 0.25 * s;
+    }
+    const double sg = w < 0.0 ? -1.0 : 1.0;
+    const double nrm = sg / sqrt(w * w + x * x + y * y + z * z);
+    quat[0] = w * nrm;
+    quat[1] = x * nrm;
+    quat[2] = y * nrm;
+    quat[3] = z * nrm;
+}
+
 /* Geometric Jacobian of the tool origin in the base frame (6 x n, rows vx vy vz wx wy wz):
  * revolute column (z_i x (p_tool - o_i), z_i), prismatic column (z_i, 0). */
 void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J)

@@ -152,6 +152,19 @@ static void guarded_torque(loop *L, const loop_in *in, loop_out *o)
     o->write = true;
 }
 
+/* The tool frame at q in the base frame (CTL_POSE: x y z [m], quaternion w x y z), by forward
+ * kinematics of the model in use; non-finite q gives non-finite numbers (published as null). */
+static void tool_pose(loop *L, const double *q, double pose[CTL_POSE])
+{
+    double T[12];
+    dyn_fk(L->dyn->model, L->dyn->data, q, NULL, T);
+    const double R[9] = {T[0], T[1], T[2], T[4], T[5], T[6], T[8], T[9], T[10]};
+    pose[0] = T[3];
+    pose[1] = T[7];
+    pose[2] = T[11];
+    dyn_rot_to_quat(R, pose + 3);
+}
+
 /* The status snapshot, the tick's sample, a state event when the state changed (the tick's
  * last event), and every event of the tick stamped with the state after it. */
 static void publish(loop *L, loop_out *o)
@@ -192,6 +205,7 @@ static void publish(loop *L, loop_out *o)
     st->collisions = L->observer.collisions;
     st->rate_hz = 1.0 / L->period;
     tool_publish(&L->tool, &st->tool);
+    tool_pose(L, s->q, st->pose);
 
     ctl_sample *sm = &o->sample;
     sm->tick = L->tick;
@@ -208,6 +222,7 @@ static void publish(loop *L, loop_out *o)
     memcpy(sm->qd_des, st->qd_des, bytes);
     memcpy(sm->ext, st->external_torque, bytes);
     sm->tool = st->tool;
+    memcpy(sm->pose, st->pose, sizeof sm->pose);
 }
 
 /* What the tick wrote, remembered for the next one (the write's result and the observer's

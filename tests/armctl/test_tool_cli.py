@@ -106,7 +106,8 @@ def telemetry():
     return [{"method": "telemetry", "params": {
         "tick": k, "time": 0.1 * k, "mono": 100 + 0.1 * k, "wall": 1.8e9 + 0.1 * k,
         "state": "holding", "q": [0.5], "q_des": [0.5], "qd": [0.0], "tau": [0.1],
-        "ext": [0.0], "tool": {"opening": 0.02005, "speed": 0.0, "force": 9.75}}}
+        "ext": [0.0], "pose": {"position": [0.3, 0.1, 0.2], "orientation": [1, 0, 0, 0]},
+        "tool": {"opening": 0.02005, "speed": 0.0, "force": 9.75}}}
         for k in range(12)]
 
 
@@ -269,8 +270,10 @@ def against_fake(armctl, tmp):
         p = run(armctl, sock, "record", "-", "--seconds", "0.5", "--rate", "10")
         lines = p.stdout.splitlines()
         check(p.returncode == 0 and lines and lines[0] ==
-              "t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,tool_opening,tool_speed,tool_force,mono,wall"
-              and lines[1].split(",")[6:9] == ["0.02005", "0", "9.75"],
+              "t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,pose_x,pose_y,pose_z,pose_qw,pose_qx,pose_qy,"
+              "pose_qz,tool_opening,tool_speed,tool_force,mono,wall"
+              and lines[1].split(",")[6:16] == ["0.3", "0.1", "0.2", "1", "0", "0", "0",
+                                                "0.02005", "0", "9.75"],
               "armctl record with a tool: %d %r" % (p.returncode, lines[:2]))
 
         state["tool"] = False
@@ -281,7 +284,8 @@ def against_fake(armctl, tmp):
         check(p.returncode == 0 and "tool        none" in p.stdout, "armctl info without a "
               "tool: %r" % p.stdout)
         p = run(armctl, sock, "record", "-", "--seconds", "0.2", "--rate", "10")
-        check(p.stdout.startswith("t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,mono,wall\n"),
+        check(p.stdout.startswith("t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,pose_x,pose_y,pose_z,pose_qw,"
+                                    "pose_qx,pose_qy,pose_qz,mono,wall\n"),
               "armctl record without a tool: %r" % p.stdout[:100])
         print("armctl tool, status, info, record show the tool (and say when there is none)")
     finally:

@@ -40,6 +40,8 @@ DOM_SUMMARY = """(() => {
   };
   return {
     state: document.getElementById('state').textContent,
+    pose: JSON.parse(document.getElementById('pose').dataset.position || '[]'),
+    poseText: document.getElementById('pose').textContent,
     link: document.getElementById('link').textContent,
     joints: cards.map((c) => ({
       name: c.dataset.joint, points: +c.dataset.points,
@@ -102,6 +104,10 @@ def check_holding_page(br, c, web):
     check([j["name"] for j in dom["joints"]] == info["joints"],
           "joint cards %s, armd's joints %s" % ([j["name"] for j in dom["joints"]],
                                                  info["joints"]))
+    check(len(dom["pose"]) == 3 and max(abs(a - b) for a, b in zip(dom["pose"], st["pose"]["position"]))
+          < 1e-3 and dom["poseText"].endswith(" mm"),
+          "the page shows the tool at %s (%r), armd at %s" % (dom["pose"], dom["poseText"],
+                                                              st["pose"]["position"]))
     for k, j in enumerate(dom["joints"]):
         check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.5f, armd %.5f" %
               (j["name"], j["q"], st["q"][k]))
@@ -125,10 +131,10 @@ def check_holding_page(br, c, web):
     for k, labels in enumerate(dom["axes"]):
         check(labels == RELATIVE_AXIS, "time axis %d of %d labelled %s, expected %s" %
               (k + 1, len(dom["axes"]), labels, RELATIVE_AXIS))
-    print("page: state holding, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
+    print("page: state holding, tool at %s, 6 plots with %s samples, q as armd's within 2 mrad, pixels "
           "of the measured line %s, timing and gains shown, no controls; cards in rows of %s; "
           "%d time axes labelled %s" %
-          ([j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]],
+          (dom["poseText"], [j["points"] for j in dom["joints"]], [j["ink"] for j in dom["joints"]],
            dom["rows"], len(dom["axes"]), " ".join(RELATIVE_AXIS)))
 
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Integration: armctl against a real armd + armsim. Human output names the joints, --json is
 parseable, commands move the arm, errors exit non-zero with the daemon's message, usage errors
-exit 2, record writes a CSV (with the mono and wall clocks)."""
+exit 2, record writes a CSV (with the mono and wall clocks). pose shows the tool frame: a move
+of the PUMA's vertical joint 1 turns it about the base z axis by as much, and the printed
+roll-pitch-yaw angles are the quaternion's rotation."""
 import csv
 import datetime
 import json
+import math
 import os
 import subprocess
 import time
@@ -20,6 +23,48 @@ def armctl(rig, *args, expect=0, timeout=30):
     return p
 
 
+def rot_of_quat(w, x, y, z):
+    return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+
+
+def rot_of_rpy(r, p, y):
+    """Rz(y) Ry(p) Rx(r): the fixed-axis roll-pitch-yaw of [arm] tool_rpy."""
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+            [-sp, cp * sr, cp * cr]]
+
+
+def check_pose(rig, q_before):
+    """armctl pose after the move of joint 1 by +0.2 rad (and joint 6, which turns the flange
+    about its own axis, where the tool frame sits): the position turned about z by the measured
+    change of q1, radius and height kept; the quaternion a unit one and the printed angles its
+    rotation."""
+    st = json.loads(armctl(rig, "--json", "status").stdout)
+    pose = json.loads(armctl(rig, "--json", "pose").stdout)
+    p, o = pose["position"], pose["orientation"]
+    check(max(abs(a - b) for a, b in zip(p, st["pose"]["position"])) < 1e-4,
+          "pose %s vs status pose %s" % (p, st["pose"]))
+    check(abs(math.sqrt(sum(v * v for v in o)) - 1) < 1e-9 and o[0] >= 0,
+          "pose orientation is not a unit quaternion with w >= 0: %s" % o)
+    before = rig.pose_at_start
+    turn = math.atan2(p[1], p[0]) - math.atan2(before[1], before[0])
+    dq1 = st["q"][0] - q_before[0]
+    check(abs(turn - dq1) < 1e-3 and abs(math.hypot(p[0], p[1]) - math.hypot(*before[:2])) < 2e-3
+          and abs(p[2] - before[2]) < 2e-3,
+          "pose after turning joint 1 by %.4f rad: %s, before %s (turned %.4f)" % (dq1, p, before, turn))
+    out = armctl(rig, "pose").stdout
+    words = out.split()
+    rpy = [math.radians(float(words[words.index(k) + 1])) for k in ("roll", "pitch", "yaw")]
+    a, b = rot_of_rpy(*rpy), rot_of_quat(*o)
+    check(max(abs(a[i][j] - b[i][j]) for i in range(3) for j in range(3)) < 1e-4,
+          "armctl pose's roll-pitch-yaw %s is not its quaternion %s:\n%s" % (rpy, o, out))
+    check("m (base frame)" in out, "armctl pose output: %s" % out)
+    print("pose: joint 1 turned %.4f rad, the tool %.4f rad about z" % (dq1, turn))
+
+
 def main(args):
     with Rig(args, "armctl") as rig:
         out = armctl(rig, "status").stdout
@@ -27,6 +72,7 @@ def main(args):
             check(word in out, "status output lacks %r:\n%s" % (word, out))
         st = json.loads(armctl(rig, "--json", "status").stdout)
         check(st["state"] == "disabled", "status --json state %s" % st["state"])
+        rig.pose_at_start = st["pose"]["position"]
         info = json.loads(armctl(rig, "info", "--json").stdout)
         n = info["dof"]
         check("puma560" in armctl(rig, "info").stdout, "info does not name the arm")
@@ -55,6 +101,7 @@ def main(args):
         err = max(abs(a - b) for a, b in zip(st["q"], target))
         print("move: reached within %.5f rad" % err)
         check(err < 0.01, "move did not reach the target: %.4f rad off" % err)
+        check_pose(rig, q0)
 
         # send a CSV trajectory back to q0 while recording
         path = os.path.join(rig.dir, "back.csv")
@@ -75,7 +122,7 @@ def main(args):
         rows = list(csv.reader(open(rec_path)))
         check(rows[0][0] == "t" and "q_j1" in rows[0] and "tau_j6" in rows[0] and "q_des_j3" in rows[0],
               "record header: %s" % rows[0])
-        check(len(rows[0]) == 3 + 5 * n and "ext_j2" in rows[0] and rows[0][-2:] == ["mono", "wall"],
+        check(len(rows[0]) == 3 + 5 * n + 7 and "pose_qz" in rows[0] and "ext_j2" in rows[0] and rows[0][-2:] == ["mono", "wall"],
               "record has %d columns: %s" % (len(rows[0]), rows[0]))
         # the clocks: mono is this machine's CLOCK_MONOTONIC (Python's time.monotonic), wall
         # the realtime clock in ISO 8601 UTC, both of the sample's tick (not when written)

@@ -13,7 +13,8 @@
  *  - the estop flag, a late tick and the host's stall verdict fault or stop the arm first;
  *  - a trajectory is followed and ends "done"; cancel decelerates and ends "cancelled"; the
  *    plans come back to the host; a law change by reload is refused while moving;
- *  - the damping stop after a fault (on_fault = damp) and its end.
+ *  - the damping stop after a fault (on_fault = damp) and its end;
+ *  - the tool pose in status and sample is the planar arm's own geometry at the measured q.
  *
  * usage: test_daemon_loop CONFIG.ini (a 2-joint arm: config/examples/planar2.ini)
  */
@@ -446,6 +447,32 @@ static void damping_stop_then_torque_off(void **st)
     assert_int_equal(R->out.servos, LOOP_SERVOS_OFF);
 }
 
+/* The published tool pose is the 2-link planar arm's tip: (l1 c1 + l2 c12, l1 s1 + l2 s12, 0)
+ * with l1 = 0.5, l2 = 0.4 m (planar2.ini), turned by q1 + q2 about z: the quaternion
+ * (cos(q12/2), 0, 0, sin(q12/2)); the same in the status and the sample, tick by tick. */
+static void tool_pose_is_the_arms_geometry(void **st)
+{
+    (void)st;
+    rig_open(NULL);
+    const double qs[3][2] = {{0.3, -0.7}, {-2.5, 2.0}, {3.0, 0.4}};
+    for (int k = 0; k < 3; k++) {
+        R->q[0] = qs[k][0], R->q[1] = qs[k][1];
+        tick();
+        double q12 = qs[k][0] + qs[k][1];
+        double want[7] = {0.5 * cos(qs[k][0]) + 0.4 * cos(q12),
+                          0.5 * sin(qs[k][0]) + 0.4 * sin(q12),
+                          0,
+                          fabs(cos(q12 / 2)),
+                          0,
+                          0,
+                          sin(q12 / 2) * (cos(q12 / 2) < 0 ? -1 : 1)};
+        for (int i = 0; i < 7; i++) {
+            assert_true(fabs(R->out.pub.st.pose[i] - want[i]) <= 1e-12);
+            assert_true(fabs(R->out.sample.pose[i] - want[i]) <= 1e-12);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -468,6 +495,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(hold_while_moving_stops_within_the_limits, rig_close),
         cmocka_unit_test_teardown(law_change_by_reload_refused_while_moving, rig_close),
         cmocka_unit_test_teardown(damping_stop_then_torque_off, rig_close),
+        cmocka_unit_test_teardown(tool_pose_is_the_arms_geometry, rig_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

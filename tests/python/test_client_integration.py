@@ -8,6 +8,7 @@ sample) and its wait_done, a move_to waited for with wait_done (at the target af
 estop in the middle of a move (TrajectoryAborted, state estop), reset, the example script
 refusing an arm without a gripper (the PUMA; it runs on the OpenManipulator-X in
 test_tool_e2e.py) and `python3 -m armd status`, and ConnectionClosed once armd is gone."""
+import math
 import os
 import subprocess
 import sys
@@ -91,6 +92,10 @@ def main(args):
         st = c.status()
         check(st["state"] == "disabled", "armd must start disabled, is %s" % st["state"])
         q0 = st["q"]
+        pose = c.pose()
+        check(st.pose is not None and max(abs(a - b) for a, b in zip(pose.position, st.pose.position)) < 1e-4
+              and abs(sum(v * v for v in pose.orientation) - 1) < 1e-9,
+              "arm.pose() %s vs status().pose %s" % (pose, st.pose))
 
         e = raises(armd.BadState, c.trajectory, [(1.0, offset(q0, [0.1]))])
         check(e.code == "bad_state" and e.method == "trajectory", "BadState: %r" % e)
@@ -117,6 +122,9 @@ def main(args):
               "%d samples for %.2f s at %d Hz" % (len(samples), m.duration, RATE_HZ))
         closest = min(max(abs(a - b) for a, b in zip(s.q_des, via)) for s in samples)
         check(closest < 0.01, "the desired path misses the waypoint by %.4f rad" % closest)
+        check(all(s.pose is not None and all(math.isfinite(v) for v in s.pose.position)
+                  for s in samples) and len({s.pose.position for s in samples}) > len(samples) // 2,
+              "telemetry's pose does not follow the arm")
         worst = max(max(abs(a - b) for a, b in zip(s.q_des, s.q)) for s in samples)
         check(worst < 0.2, "|q_des - q| %.4f rad in telemetry" % worst)
         names = [(ev.method, ev.get("state")) for ev in events]

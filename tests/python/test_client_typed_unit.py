@@ -45,6 +45,24 @@ class Replies(unittest.TestCase):
         self.assertEqual(info.extra, {"gripper": {"width": 0.1}})
         self.assertEqual(info.to_dict()["gripper"], {"width": 0.1})
 
+    def test_pose(self):
+        """The pose member: numbers as sent, null as NaN, short arrays padded, absent as None
+        (an older armd); matrix() is the quaternion's rotation."""
+        h = math.sqrt(0.5)
+        st = armd.Status.from_dict({"pose": {"position": [0.1, None], "orientation": [h, 0, h, 0]}})
+        self.assertEqual(st.pose.position[0], 0.1)
+        self.assertTrue(math.isnan(st.pose.position[1]) and math.isnan(st.pose.position[2]))
+        r = st.pose.matrix()  # 90 deg about y: x -> -z, z -> x
+        for row, want in zip(r, [[0, 0, 1], [0, 1, 0], [-1, 0, 0]]):
+            for a, b in zip(row, want):
+                self.assertAlmostEqual(a, b, places=12)
+        self.assertNotIn("pose", st.extra)
+        self.assertIsNone(armd.Status.from_dict({"state": "holding"}).pose)
+        t = armd.Telemetry.from_params({"q": [0.0], "pose": {"position": [1, 2, 3],
+                                                             "orientation": [1, 0, 0, 0]}})
+        self.assertEqual((t.pose.position, t.pose.orientation), ((1.0, 2.0, 3.0), (1.0, 0.0, 0.0, 0.0)))
+        self.assertIsNone(armd.Telemetry.from_params({"q": [0.0]}).pose)
+
 
 class Aio(unittest.TestCase):
 

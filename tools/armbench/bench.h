@@ -11,13 +11,18 @@
 
 #include "dynamics/dynamics.h"
 
-/* The rows: what one timed call computes (all effects on: gravity, armature, friction). */
-enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_JAC, F_OBS, NF };
+/* The rows: what one timed call computes (all effects on: gravity, armature, friction). F_FK is
+ * dyn_fk of the tool frame alone; F_IK one dyn_ik solve of a full pose (default options) from a
+ * start 0.05 rad (or m) off per joint, as a path step would give it. */
+enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_JAC, F_OBS, F_FK, F_IK, NF };
 extern const char *const bench_name[NF];
 
 /* ns per call of row f through table fs on model m (median of reps repetitions of ~20 us;
  * F_CHOL is the general core's Cholesky solver whatever fs is). */
 double bench_ns(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int reps);
+/* The solves F_IK times on m: mean iterations over its 8 targets; *failed = how many of them
+ * did not end DYN_IK_OK. */
+double bench_ik_iterations(const dyn_model *m, dyn_data *d, int *failed);
 /* calls of row f without timing (for instruction counts: valgrind --tool=callgrind). */
 void bench_calls(int f, const dyn_funcs *fs, const dyn_model *m, dyn_data *d, int calls);
 

@@ -1,9 +1,13 @@
 /* kdl_compare — the PUMA 560 inverse dynamics of armd's dyn_rnea against Orocos KDL's
  * ChainIdSolver_RNE, built from the same dyn_model_desc: (a) cross-check of the torques at 1000
- * random (q, qd, qdd), exit 1 if the max relative error reaches 1e-9; (b) ns per call of each
- * (median of repetitions, as armbench). "--check" runs only (a). KDL has no armature or
- * friction, so the cross-check compares against dyn_rnea(..., DYN_GRAVITY, ...). */
+ * random (q, qd, qdd), exit 1 if the max relative error reaches 1e-9; (b) cross-check of the
+ * tool pose of dyn_fk against KDL's ChainFkSolverPos_recursive on the PUMA 560 with a tool frame
+ * (a last fixed segment), at 1000 random q, exit 1 if a position (m) or rotation-matrix entry
+ * differs by 1e-12 or more; (c) ns per call of the inverse dynamics (median of repetitions, as
+ * armbench). "--check" runs only (a) and (b). KDL has no armature or friction, so (a) compares
+ * against dyn_rnea(..., DYN_GRAVITY, ...). */
 #include <kdl/chain.hpp>
+#include <kdl/chainfksolverpos_recursive.hpp>
 #include <kdl/chainidsolver_recursive_newton_euler.hpp>
 #include <kdl/frames.hpp>
 #include <kdl/jntarray.hpp>
@@ -29,7 +33,8 @@ namespace
 
 constexpr int kSamples = 1000;
 constexpr double kTolerance = 1e-9;
-constexpr int kPositions = 8; /* q cycled per timed call so no result is reused */
+constexpr double kFkTolerance = 1e-12; /* m, and rotation-matrix entries */
+constexpr int kPositions = 8;          /* q cycled per timed call so no result is reused */
 
 volatile double sink;
 
@@ -47,8 +52,9 @@ double now_ns()
  * inertia in its tip frame, about the tip origin; RigidBodyInertia(m, c, Ic) takes the COM c
  * (tip frame) and the rotational inertia about the COM and shifts it (parallel axis), exactly
  * what the description holds (COM and inertia about the COM in link frame i). Returns false if
- * the description has another joint type or form, or a payload/tool KDL would need extra
- * segments for. */
+ * the description has another joint type or form, or a payload (KDL would need it on an extra
+ * segment; without one the tool frame changes no torque, so the chain ends at link frame n and
+ * fk_chain_from_desc adds the tool). */
 bool chain_from_desc(const dyn_model_desc &desc, KDL::Chain &chain)
 {
     if (desc.payload.mass != 0) return false;
@@ -60,6 +66,46 @@ bool chain_from_desc(const dyn_model_desc &desc, KDL::Chain &chain)
         KDL::RigidBodyInertia rbi(j.mass, KDL::Vector(j.com[0], j.com[1], j.com[2]), Ic);
         chain.addSegment(KDL::Segment(KDL::Joint(KDL::Joint::RotZ),
                                       KDL::Frame::DH(j.a, j.alpha, j.d, j.theta), rbi));
+    }
+    return true;
+}
+
+/* The same chain plus a last fixed segment from link frame n to the tool frame: tool_xyz, then
+ * tool_rpy as fixed-axis roll-pitch-yaw (KDL's Rotation::RPY(r, p, y) = Rz(y) Ry(p) Rx(r), as
+ * dynamics.h's URDF convention). For the FK cross-check. */
+bool fk_chain_from_desc(const dyn_model_desc &desc, KDL::Chain &chain)
+{
+    dyn_model_desc bare = desc;
+    bare.payload.mass = 0; /* the payload changes no pose */
+    if (!chain_from_desc(bare, chain)) return false;
+    const double *r = desc.tool_rpy, *p = desc.tool_xyz;
+    chain.addSegment(
+        KDL::Segment(KDL::Joint(KDL::Joint::None), KDL::Frame(KDL::Rotation::RPY(r[0], r[1], r[2]),
+                                                              KDL::Vector(p[0], p[1], p[2]))));
+    return true;
+}
+
+/* Max over kSamples random q in [-pi, pi) of |p_kdl - p_armd| (m, per coordinate) and of the
+ * rotation-matrix entries' differences, tool frame; false if KDL fails. */
+bool fk_check(const dyn_model *m, dyn_data *d, const KDL::Chain &chain, int n, double &pos,
+              double &rot)
+{
+    std::mt19937_64 rng(2025);
+    std::uniform_real_distribution<double> ang(-M_PI, M_PI);
+    KDL::ChainFkSolverPos_recursive fk(chain);
+    KDL::JntArray kq(n);
+    std::vector<double> q(static_cast<size_t>(n));
+    pos = rot = 0;
+    for (int s = 0; s < kSamples; s++) {
+        for (int i = 0; i < n; i++) kq(i) = q[static_cast<size_t>(i)] = ang(rng);
+        KDL::Frame f;
+        if (fk.JntToCart(kq, f) < 0) return false;
+        double T[12];
+        dyn_fk(m, d, q.data(), nullptr, T);
+        for (int i = 0; i < 3; i++) {
+            pos = std::max(pos, std::fabs(f.p(i) - T[4 * i + 3]));
+            for (int j = 0; j < 3; j++) rot = std::max(rot, std::fabs(f.M(i, j) - T[4 * i + j]));
+        }
     }
     return true;
 }
@@ -161,6 +207,30 @@ int main(int argc, char **argv)
                 "friction) vs KDL ChainIdSolver_RNE\n");
     std::printf("cross-check at %d random (q, qd, qdd): max relative error %.3g (limit %.0e) %s\n",
                 kSamples, err, kTolerance, ok ? "ok" : "FAIL");
+
+    /* FK with a tool frame (offset and a turn about every axis) on its own chain */
+    dyn_model_desc tdesc = desc;
+    tdesc.tool_xyz[0] = 0.01;
+    tdesc.tool_xyz[2] = 0.05;
+    tdesc.tool_rpy[0] = 0.1;
+    tdesc.tool_rpy[1] = -0.2;
+    tdesc.tool_rpy[2] = 0.3;
+    dyn_model *tm = dyn_model_create(&tdesc, nullptr, nullptr);
+    dyn_data *td = tm ? dyn_data_create(tm) : nullptr;
+    KDL::Chain tchain;
+    double fk_pos = -1, fk_rot = -1;
+    bool fk_ok = td && fk_chain_from_desc(tdesc, tchain) &&
+                 fk_check(tm, td, tchain, n, fk_pos, fk_rot) && fk_pos < kFkTolerance &&
+                 fk_rot < kFkTolerance;
+    std::printf("tool pose at %d random q, armd dyn_fk vs KDL ChainFkSolverPos_recursive (tool "
+                "xyz %g %g %g, rpy %g %g %g): max position difference %.3g m, max rotation "
+                "entry difference %.3g (limit %.0e) %s\n",
+                kSamples, tdesc.tool_xyz[0], tdesc.tool_xyz[1], tdesc.tool_xyz[2],
+                tdesc.tool_rpy[0], tdesc.tool_rpy[1], tdesc.tool_rpy[2], fk_pos, fk_rot,
+                kFkTolerance, fk_ok ? "ok" : "FAIL");
+    dyn_data_free(td);
+    dyn_model_free(tm);
+    ok = ok && fk_ok;
     if (!ok || check_only) {
         dyn_data_free(d);
         dyn_model_free(m);

@@ -21,6 +21,8 @@
 static const armctl_command commands[] = {
     {"status", "status", "state, fault, joint table, trajectory, loop timing", 0, 0, cmd_status},
     {"info", "info", "arm, joints, limits, rate, driver, controller", 0, 0, cmd_info},
+    {"pose", "pose", "the tool frame in the base frame: position, quaternion, roll-pitch-yaw", 0, 0,
+     cmd_pose},
     {"enable", "enable", "torque on, holding where the arm is (from disabled)", 0, 0, NULL},
     {"disable", "disable", "torque off (from any state)", 0, 0, NULL},
     {"hold", "hold", "stop a move (acceleration limits) and hold", 0, 0, NULL},

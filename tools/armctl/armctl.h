@@ -69,6 +69,8 @@ double vec_at(json_t *obj, const char *key, int i);
 void print_joint_table(const arm_info *a, json_t *s, FILE *out);
 /* The tool's line (opening [mm], speed [mm/s], force [N]) of a telemetry object that has one. */
 void print_tool_line(json_t *s, FILE *out);
+/* The tool pose's line (position [mm], quaternion w x y z) of a status or telemetry object. */
+void print_pose_line(json_t *s, FILE *out);
 /* One line per event notification (state, fault, trajectory_done). */
 void print_event(json_t *m, FILE *out);
 /* A command's result (consumed): the JSON with --json, else human(a, r); returns 0. */
@@ -94,6 +96,7 @@ int stream(armctl_conn *c, on_message fn, void *ctx);
  * exit status */
 int cmd_status(armctl_conn *c, int argc, char **argv);
 int cmd_info(armctl_conn *c, int argc, char **argv);
+int cmd_pose(armctl_conn *c, int argc, char **argv);
 int cmd_simple(armctl_conn *c, const char *method);
 int cmd_move(armctl_conn *c, int argc, char **argv);
 int cmd_send(armctl_conn *c, int argc, char **argv);

@@ -1,8 +1,9 @@
 /*
- * commands.c — armctl's request/reply commands: status, info, the argument-less state
+ * commands.c — armctl's request/reply commands: status, info, pose, the argument-less state
  * commands, move, send, gains, controller, wait. Each returns the exit status (0 ok, 1 the
  * daemon refused or failed, 2 usage).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +27,39 @@ int cmd_status(armctl_conn *c, int argc, char **argv)
         return 0;
     }
     return print_result(&a, s, print_status);
+}
+
+/* The pose result: position [m] and quaternion, with the fixed-axis roll-pitch-yaw angles of
+ * the quaternion's rotation R = Rz(yaw) Ry(pitch) Rx(roll) ([arm] tool_rpy's convention) [deg]. */
+static void print_pose(const arm_info *a, json_t *p)
+{
+    (void)a;
+    double w = vec_at(p, "orientation", 0), x = vec_at(p, "orientation", 1);
+    double y = vec_at(p, "orientation", 2), z = vec_at(p, "orientation", 3);
+    double r20 = 2 * (x * z - w * y), r21 = 2 * (y * z + w * x), r22 = 1 - 2 * (x * x + y * y);
+    double r10 = 2 * (x * y + w * z), r00 = 1 - 2 * (y * y + z * z);
+    const double deg = 180 / M_PI;
+    printf("position     %.5f %.5f %.5f m (base frame)\n", vec_at(p, "position", 0),
+           vec_at(p, "position", 1), vec_at(p, "position", 2));
+    printf("orientation  w %.6f x %.6f y %.6f z %.6f\n", w, x, y, z);
+    printf("             roll %.3f pitch %.3f yaw %.3f deg\n", deg * atan2(r21, r22),
+           deg * asin(fmax(-1.0, fmin(1.0, -r20))), deg * atan2(r10, r00));
+}
+
+/* pose: the tool frame in the base frame (status's pose). */
+int cmd_pose(armctl_conn *c, int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    json_t *s = call(c, "status", NULL);
+    if (!s) return 1;
+    json_t *p = json_incref(json_object_get(s, "pose"));
+    json_decref(s);
+    if (!json_is_object(p)) {
+        fprintf(stderr, "armctl: armd's status has no pose (an armd older than this armctl?)\n");
+        json_decref(p);
+        return 1;
+    }
+    return print_result(NULL, p, print_pose);
 }
 
 /* info: arm, joints, limits, rate, driver, controller. */

@@ -66,6 +66,18 @@ void print_tool_line(json_t *s, FILE *out)
             num(json_object_get(t, "force")));
 }
 
+/* The tool pose's line of a status or telemetry object ("pose": position [m], orientation as a
+ * unit quaternion w x y z), position in mm; nothing without one. */
+void print_pose_line(json_t *s, FILE *out)
+{
+    json_t *p = json_object_get(s, "pose");
+    if (!json_is_object(p)) return;
+    fprintf(out, "%-14s x %.2f y %.2f z %.2f mm, quaternion w %.5f x %.5f y %.5f z %.5f\n", "pose",
+            1e3 * vec_at(p, "position", 0), 1e3 * vec_at(p, "position", 1),
+            1e3 * vec_at(p, "position", 2), vec_at(p, "orientation", 0),
+            vec_at(p, "orientation", 1), vec_at(p, "orientation", 2), vec_at(p, "orientation", 3));
+}
+
 /* One row of the loop timing table: p50, p99, max [us]. */
 static void print_timing(const char *label, json_t *t)
 {
@@ -156,6 +168,7 @@ void print_status(const arm_info *a, json_t *s)
                json_is_true(json_object_get(tool, "grasped")) ? ", grasped" : "");
     printf("\n");
     print_joint_table(a, s, stdout);
+    print_pose_line(s, stdout);
     json_t *l = json_object_get(s, "loop");
     printf("\nloop %.0f Hz: %lld ticks, %lld overruns, %lld failed reads, %lld saturations\n",
            num(json_object_get(l, "rate_hz")),

@@ -194,8 +194,8 @@ function trim(data, from) {
   if (k) data.splice(0, k);
 }
 
-// One batch: time[k], q[k][n], q_des[k][n], tau[k][n], and with a tool tool_opening[k] [m],
-// tool_force[k] [N].
+// One batch: time[k], q[k][n], q_des[k][n], tau[k][n], pose (the last sample's tool frame), and
+// with a tool tool_opening[k] [m], tool_force[k] [N].
 function onTelemetry(b) {
   if (!page.info) return;
   for (let k = 0; k < b.time.length; k++) {
@@ -217,6 +217,7 @@ function onTelemetry(b) {
   if (last >= 0) {
     page.joints.forEach((j, i) => setReadout(j, b.q[last][i], b.q_des[last][i], b.tau[last][i]));
     if (page.tool && b.tool_opening) setToolReadout(b.tool_opening[last], b.tool_force[last]);
+    if (b.pose) setPose(b.pose);
     setState(b.state);
     page.dirty = true;
   }
@@ -238,6 +239,17 @@ function redraw() {
     j.card.dataset.points = String(j.pos.data.datasets[1].data.length);
   if (page.tool)
     page.tool.card.dataset.points = String(page.tool.chart.data.datasets[0].data.length);
+}
+
+// The tool frame's position in the header, in mm (x y z in the base frame); its numbers [m] in
+// data-position, the quaternion (w x y z) in data-orientation.
+function setPose(pose) {
+  const e = $("pose"), p = pose.position || [];
+  const ok = p.length === 3 && p.every((v) => typeof v === "number");
+  e.textContent = ok ? `x ${fmt(1000 * p[0], 1)}  y ${fmt(1000 * p[1], 1)}  z ${fmt(1000 * p[2], 1)} mm`
+    : "-";
+  e.dataset.position = JSON.stringify(p);
+  e.dataset.orientation = JSON.stringify(pose.orientation || []);
 }
 
 // ------------------------------------------------------------------------ state and status

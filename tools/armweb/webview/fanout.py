@@ -120,7 +120,8 @@ class Fanout:
     def flush(self):
         """Offers the gathered batch as one `telemetry` event, column-wise: time[k], state of
         the last sample, q[k][n], q_des[k][n], tau[k][n] (rad / m, N m / N), and with a tool
-        tool_opening[k] (m) and tool_force[k] (N)."""
+        tool_opening[k] (m) and tool_force[k] (N); pose, the last sample's tool frame (position
+        [m], orientation as a unit quaternion w x y z)."""
         if not self.batch:
             return
         s = self.batch
@@ -132,6 +133,10 @@ class Fanout:
             "q_des": [_rounded(x.get("q_des"), 6) for x in s],
             "tau": [_rounded(x.get("tau"), 4) for x in s],
         }
+        pose = s[-1].get("pose")
+        if isinstance(pose, dict):  # the tool frame of the last sample (the page's readout)
+            batch["pose"] = {"position": _rounded(pose.get("position"), 6),
+                             "orientation": _rounded(pose.get("orientation"), 6)}
         if isinstance(s[-1].get("tool"), dict):
             tools = [x.get("tool") if isinstance(x.get("tool"), dict) else {} for x in s]
             batch["tool_opening"] = [_rounded(t.get("opening"), 6) for t in tools]

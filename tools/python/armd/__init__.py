@@ -7,6 +7,7 @@ happens to be installed. All joint vectors are in the configuration's joint orde
 
     with armd.Client() as arm:              # $ARMD_SOCKET, else /run/armd/armd.sock
         print(arm.status().state)           # an armd.Status (frozen dataclass)
+        print(arm.pose().position)          # the tool frame: position [m], quaternion
         arm.enable()
         done = arm.move_to([0, 1.2, -1.4, 0, 0.3, 0], blocking=True)
         print(done)                         # Done(id=1, result='done', time=...)
@@ -31,13 +32,13 @@ from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Con
                          Restricted, RestartNeeded, Stopping, Timeout, TooManyClients,
                          TrajectoryAborted, UnknownMethod, Unsupported)
 from armd.points import points
-from armd.records import Done, Event, Motion, Telemetry, ToolResult, ToolState
+from armd.records import Done, Event, Motion, Pose, Telemetry, ToolResult, ToolState
 from armd.replies import (Collision, Driver, Info, JointLimits, LoopStats, Progress, Status,
                           Timing, ToolInfo, ToolStatus)
 
 __all__ = [
     "Client", "Subscription", "socket_path", "DEFAULT_SOCKET", "points",
-    "Telemetry", "Event", "Motion", "Done", "ToolResult", "ToolState",
+    "Telemetry", "Event", "Motion", "Done", "Pose", "ToolResult", "ToolState",
     "Status", "Info", "Progress", "LoopStats", "Timing", "Collision", "JointLimits", "Driver",
     "ToolStatus", "ToolInfo",
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",

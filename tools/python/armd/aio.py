@@ -38,7 +38,7 @@ from armd.client import (CLOSING_CODES, DEFAULT_TIMEOUT, DONE_MARGIN, EVENTS_RAT
 from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, InvalidParams,
                          LineTooLong, ProtocolError, TrajectoryAborted, from_reply)
 from armd.points import normalize, number, vector
-from armd.records import Done, Event, Motion, Telemetry, notification
+from armd.records import Done, Event, Motion, Pose, Telemetry, notification
 from armd.replies import Info, Status
 from armd.tool import AsyncTool
 from armd.wire import MAX_REPLY, MAX_REQUEST, decode, encode
@@ -298,6 +298,13 @@ class Client:
     async def status(self) -> Status:
         """The arm now (:class:`armd.Status`)."""
         return Status.from_dict(await self.call("status"))
+
+    async def pose(self) -> Pose:
+        """The tool frame in the base frame now (:class:`armd.Pose`), from ``status``."""
+        pose = (await self.status()).pose
+        if pose is None:
+            raise ProtocolError("armd's status has no pose (an armd older than this client)")
+        return pose
 
     async def enable(self) -> str:
         """Torque on, holding; returns the new state."""

@@ -25,7 +25,7 @@ from typing import Any, Iterable, Iterator
 from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, InvalidParams,
                          LineTooLong, ProtocolError, TrajectoryAborted, from_reply)
 from armd.points import normalize, number, vector
-from armd.records import Done, Event, Motion, Telemetry, notification
+from armd.records import Done, Event, Motion, Pose, Telemetry, notification
 from armd.replies import Info, Status
 from armd.tool import Tool
 from armd.wire import MAX_REQUEST, Wire, encode
@@ -291,6 +291,14 @@ class Client:
         collision, clients, tool: None or a :class:`armd.ToolStatus`; armd-api(7) ``status``).
         ``status()["q"]`` still reads the reply as sent."""
         return Status.from_dict(self.call("status"))
+
+    def pose(self) -> Pose:
+        """The tool frame in the base frame now (:class:`armd.Pose`: position [m], orientation
+        as a unit quaternion w, x, y, z), from ``status``."""
+        pose = self.status().pose
+        if pose is None:
+            raise ProtocolError("armd's status has no pose (an armd older than this client)")
+        return pose
 
     def enable(self) -> str:
         """Torque on, holding the present position; returns the new state (``holding``)."""

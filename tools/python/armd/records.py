@@ -1,7 +1,8 @@
 """armd.records — the notifications and motions the client returns: telemetry samples (with the
 tool's state), events, a motion's id and duration, how a trajectory ended, and how a tool command
 ended (the replies of info and status are in armd.replies). SI units, joint vectors in the
-configuration's joint order (rad or m, rad/s or m/s, N m or N, s); the tool in m, m/s and N."""
+configuration's joint order (rad or m, rad/s or m/s, N m or N, s); the tool in m, m/s and N; the
+tool pose in m and a unit quaternion."""
 from __future__ import annotations
 
 import math
@@ -19,6 +20,33 @@ def _floats(v: Any) -> list[float]:
 def _num(v: Any) -> float:
     """A number from armd: null (non-finite in armd), a missing member or a non-number as NaN."""
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else math.nan
+
+
+@dataclass(frozen=True)
+class Pose:
+    """The tool frame (``[arm] tool_xyz``, ``tool_rpy``) in the base frame, by forward kinematics
+    of the measured q: ``position`` (x, y, z) [m] and ``orientation`` the unit quaternion
+    (w, x, y, z), w >= 0. NaN where armd sent null (q not finite)."""
+
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Pose | None":
+        """The record of a ``pose`` member; None when there is none (an older armd)."""
+        if not isinstance(d, dict):
+            return None
+        p, o = _floats(d.get("position")), _floats(d.get("orientation"))
+        p += [math.nan] * (3 - len(p))
+        o += [math.nan] * (4 - len(o))
+        return cls(position=(p[0], p[1], p[2]), orientation=(o[0], o[1], o[2], o[3]))
+
+    def matrix(self) -> list[list[float]]:
+        """The orientation as a 3x3 rotation matrix R (rows; v_base = R v_tool)."""
+        w, x, y, z = self.orientation
+        return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
 
 
 @dataclass(frozen=True)
@@ -67,6 +95,7 @@ class Telemetry:
     ext: list[float]  # the collision observer's external torque estimate (0 while it is off)
     params: dict[str, Any] = field(repr=False)
     tool: ToolState | None = None  # the tool's state; None without a [tool] section
+    pose: Pose | None = None  # the tool frame in the base frame (None from an older armd)
 
     @classmethod
     def from_params(cls, p: dict[str, Any]) -> "Telemetry":
@@ -76,7 +105,7 @@ class Telemetry:
                    tau=_floats(p.get("tau")), tau_meas=_floats(p.get("tau_meas")),
                    q_des=_floats(p.get("q_des")),
                    qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p,
-                   tool=ToolState.from_dict(p.get("tool")))
+                   tool=ToolState.from_dict(p.get("tool")), pose=Pose.from_dict(p.get("pose")))
 
 
 @dataclass(frozen=True)

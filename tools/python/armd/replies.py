@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from armd.records import Pose
+
 
 def _num(v: Any) -> float:
     """A JSON number as a float; null (non-finite in armd) or a missing member as NaN."""
@@ -201,8 +203,8 @@ class Status(_Reply):
     ``mono`` (``time.monotonic()``) and ``wall`` (``time.time()``) of the same instant, the
     control law, the measured ``q``, ``qd``, ``tau``, the desired ``q_des``, ``qd_des`` and the
     tracking ``error``, the running ``trajectory`` (None when none runs), ``loop`` statistics,
-    ``collision``, the number of ``clients`` connected and the ``tool`` (None without a
-    ``[tool]`` section)."""
+    ``collision``, the number of ``clients`` connected, the ``tool`` (None without a
+    ``[tool]`` section) and the tool frame's ``pose`` (an :class:`armd.Pose`)."""
 
     state: str
     fault: str | None
@@ -221,6 +223,7 @@ class Status(_Reply):
     collision: Collision
     clients: int
     tool: ToolStatus | None = None
+    pose: Pose | None = None  # the tool frame in the base frame (None from an older armd)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -236,7 +239,7 @@ class Status(_Reply):
                    loop=LoopStats.from_dict(d.get("loop")),
                    collision=Collision.from_dict(d.get("collision")),
                    clients=_int(d.get("clients")), tool=ToolStatus.from_dict(d.get("tool")),
-                   extra=_extra(cls, d), raw=d, **vecs)
+                   pose=Pose.from_dict(d.get("pose")), extra=_extra(cls, d), raw=d, **vecs)
 
 
 @dataclass(frozen=True)
