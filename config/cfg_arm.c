@@ -54,9 +54,17 @@ static const char *const safety_keys[] = {"following_error",
                                           "collision_threshold",
                                           "collision_band",
                                           NULL};
-static const char *const trajectory_keys[] = {
-    "goal_tolerance", "settle_time", "path_tolerance", "shaper", "shaper_freq",
-    "shaper_damping", NULL};
+static const char *const trajectory_keys[] = {"goal_tolerance",
+                                              "settle_time",
+                                              "path_tolerance",
+                                              "shaper",
+                                              "shaper_freq",
+                                              "shaper_damping",
+                                              "linear_speed",
+                                              "linear_acceleration",
+                                              "angular_speed",
+                                              "angular_acceleration",
+                                              NULL};
 static const char *const joint_keys[] = {"type",
                                          "dh",
                                          "a",
@@ -392,6 +400,13 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
     cfg_get_num(c, "trajectory", "settle_time", false, R(0, 60), "s", &cfg->trajectory.settle_time);
     cfg_get_num(c, "trajectory", "path_tolerance", false, R_POS(100), "rad",
                 &cfg->trajectory.path_tolerance);
+    cfg_trajectory *t = &cfg->trajectory;
+    cfg_get_num(c, "trajectory", "linear_speed", false, R_POS(10), "m/s", &t->linear_speed);
+    cfg_get_num(c, "trajectory", "linear_acceleration", false, R_POS(100), "m/s^2",
+                &t->linear_acceleration);
+    cfg_get_num(c, "trajectory", "angular_speed", false, R_POS(100), "rad/s", &t->angular_speed);
+    cfg_get_num(c, "trajectory", "angular_acceleration", false, R_POS(1000), "rad/s^2",
+                &t->angular_acceleration);
     apply_shaper(c, cfg);
 }
 

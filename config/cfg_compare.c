@@ -207,6 +207,10 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper_freq);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, shaper_damping);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, linear_speed);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, linear_acceleration);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, angular_speed);
+    DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, angular_acceleration);
     /* joints: added, removed, reordered (restart), then key by key by name */
     char sec[CFG_NAME_MAX + 8];
     for (int i = 0; i < a->n_joints; i++)

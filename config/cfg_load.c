@@ -39,6 +39,10 @@ static void set_defaults(armd_config *cfg)
     cfg->trajectory.path_tolerance = 0.05;
     cfg->trajectory.shaper = SHAPE_NONE;
     cfg->trajectory.shaper_damping = 0.05;
+    cfg->trajectory.linear_speed = 0.1;
+    cfg->trajectory.linear_acceleration = 0.5;
+    cfg->trajectory.angular_speed = 0.5;
+    cfg->trajectory.angular_acceleration = 2.0;
     /* [tool NAME] (present only with the section); speed and force default to min(0.05,
      * velocity) and max_force / 2 (cfg_tool.c) */
     cfg->tool.counts_per_rev = 4096;

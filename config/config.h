@@ -124,6 +124,9 @@ typedef struct {
     cfg_shaper shaper;     /* input shaper for every trajectory (none: the path as given) ... */
     double shaper_freq;    /* ... designed for the mode at this frequency [Hz] ... */
     double shaper_damping; /* ... with this damping ratio [1] */
+    /* move_linear's tool limits when a request gives none: along the line, of the slerp */
+    double linear_speed, linear_acceleration;   /* [m/s, m/s^2] */
+    double angular_speed, angular_acceleration; /* [rad/s, rad/s^2] */
 } cfg_trajectory;
 
 /* [tool NAME]: a servo on the arm's bus that armd drives but that is not a joint of the

@@ -22,7 +22,7 @@ static json_t *build_state(api_client *cl, const ctl_result *res)
 }
 
 /* The reply of a trajectory or move: {"id", "duration"}. */
-static json_t *build_traj(api_client *cl, const ctl_result *res)
+json_t *api_build_traj(api_client *cl, const ctl_result *res)
 {
     (void)cl;
     return json_pack("{s:I, s:f}", "id", (json_int_t)res->id, "duration", res->duration);
@@ -238,7 +238,7 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
     char what[96];
     snprintf(what, sizeof what, "trajectory (%zu points, %s)", np, append ? "append" : "replace");
     ctl_error ce = {{0}, {0}};
-    const ctl_reply_to *to = api_reply_to(x, build_traj, what);
+    const ctl_reply_to *to = api_reply_to(x, api_build_traj, what);
     if (ctl_trajectory(x->c, w, (int)np, append, NULL, NULL, to, &ce) != 0) {
         api_fail_ctl(e, &ce);
         goto out;
@@ -270,7 +270,7 @@ static int m_move_to(api_ctx *x, json_t *params, json_t **result, api_err *e)
                 duration, dt, TRAJ_MAX_DURATION);
     }
     ctl_error ce = {{0}, {0}};
-    const ctl_reply_to *to = api_reply_to(x, build_traj, "move_to");
+    const ctl_reply_to *to = api_reply_to(x, api_build_traj, "move_to");
     if (ctl_move_to(x->c, q, duration, NULL, NULL, to, &ce) != 0) return api_fail_ctl(e, &ce);
     return API_PENDING;
 }
@@ -469,6 +469,7 @@ static const struct {
     {"cancel", NULL, ctl_cancel, false},
     {"trajectory", m_trajectory, NULL, false},
     {"move_to", m_move_to, NULL, false},
+    {"move_linear", api_m_move_linear, NULL, false},
     {"gains.get", m_gains_get, NULL, false},
     {"gains.set", m_gains_set, NULL, false},
     {"controller.set", m_controller_set, NULL, false},

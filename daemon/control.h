@@ -129,6 +129,14 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
  * duration the velocity and acceleration limits allow. */
 int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
                 const ctl_reply_to *to, ctl_error *err);
+/* A straight line of the tool frame from the pose where the move starts (the present desired
+ * state, at rest, or the end of the plan appended to) to req's goal, at most req's speed and
+ * acceleration along it: planned by inverse kinematics into a joint plan (traj_linear.h), then
+ * validated like a trajectory, torques included. Errors: "bad_state" (not enabled, or moving
+ * without append), "invalid_params", "unreachable" (out of reach, a singularity, an orientation
+ * the arm cannot take; naming the waypoint), "limits". The answer as for ctl_trajectory. */
+int ctl_move_linear(ctl *c, const ctl_linear *req, uint32_t *id, double *duration,
+                    const ctl_reply_to *to, ctl_error *err);
 
 /* Run-time gains (NULL = unchanged), each finite within the config loader's bounds
  * (CTL_KP_MAX, CTL_KD_MAX, CTL_KI_MAX). The INI file stays the source of truth at reload. */

@@ -61,6 +61,19 @@ typedef struct {
     bool has_qd, has_qdd;
 } ctl_waypoint;
 
+/* A straight-line tool move (move_linear): to a pose, or by an offset from where the move
+ * starts, in the base frame or the tool's own axes. */
+typedef enum { CTL_FRAME_BASE, CTL_FRAME_TOOL } ctl_frame;
+typedef struct {
+    bool relative;              /* xyz is an offset from the start (else the goal position) */
+    double xyz[3];              /* [m] */
+    ctl_frame frame;            /* the axes of xyz */
+    bool has_orientation;       /* absolute only: the goal orientation quat (else kept) */
+    double quat[4];             /* unit quaternion w, x, y, z of the goal, base frame */
+    double speed, acceleration; /* along the line [m/s, m/s^2]; 0: [trajectory] defaults */
+    bool append;                /* start after the plan the loop holds (else replace it) */
+} ctl_linear;
+
 /* The tool servo ([tool NAME]): what its commands ask, how they end, what status shows. */
 typedef enum { CTL_TOOL_IDLE = 0, CTL_TOOL_MOVE, CTL_TOOL_GRASP, CTL_TOOL_RELEASE } ctl_tool_kind;
 typedef enum {

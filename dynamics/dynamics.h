@@ -283,6 +283,20 @@ typedef struct {
 int dyn_ik(const dyn_model *m, dyn_data *d, const double target[12], const double *q0,
            const dyn_ik_opts *opt, double *q, dyn_ik_result *res);
 
+/* Joint velocities qd and accelerations qdd (n each) that give the tool the task-space velocity
+ * xd and acceleration xdd at q, in the rows of opt->task as dyn_ik counts them (FULL 6,
+ * POSITION 3, POSITION_PITCH 4, WEIGHTED the rows of weight > 0, unscaled): position rows the
+ * base-frame velocity and acceleration of the tool origin [m/s, m/s^2]; rotation rows the
+ * angular velocity about the tool's own axes and its rate, R^T w and R^T dw/dt [rad/s,
+ * rad/s^2]; the pitch row d/dt and d2/dt2 of the pitch. Solves A qd = xd and
+ * A qdd = xdd - (dA/dt) qd with the pseudo-inverse of A (the task Jacobian of dyn_ik): the
+ * minimum-norm solution when the task has at most n rows (joints the task leaves free do not
+ * move), least squares otherwise. xdd may be NULL (qdd untouched). Returns the number of rows,
+ * or -1: non-finite input or result, bad options, or the smallest singular value of A below
+ * opt->sing_tol (at a singularity some task rates need unbounded joint rates). No allocation. */
+int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
+                 const double *xd, const double *xdd, double *qd, double *qdd);
+
 /* Mechanical energy with the model's gravity: kinetic 1/2 qd^T H qd (armature included),
  * potential -sum m_i g.p_ci (payload included). Returns kinetic + potential. */
 double dyn_energy(const dyn_model *m, dyn_data *d, const double *q, const double *qd,

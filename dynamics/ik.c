@@ -466,3 +466,71 @@ int dyn_ik(const dyn_model *m, dyn_data *d, const double target[12], const doubl
     if (res) *res = out;
     return out.status;
 }
+
+/* x = A^+ y with L the Cholesky factor of A's Gram matrix (gram, k x k): A^T (A A^T)^-1 y (the
+ * minimum-norm x, rows <= n) or (A^T A)^-1 A^T y (least squares, more rows than joints). */
+static void pinv_apply(const double *A, int rows, int n, const double *L, int k, const double *y,
+                       double *x)
+{
+    double z[DYN_MAX_DOF];
+    if (rows <= n) {
+        memcpy(z, y, sizeof(double) * (size_t)rows);
+        dyn_chol_apply(L, k, k, z);
+        for (int i = 0; i < n; i++) {
+            double v = 0.0;
+            for (int r = 0; r < rows; r++) v += A[r * n + i] * z[r];
+            x[i] = v;
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double v = 0.0;
+        for (int r = 0; r < rows; r++) v += A[r * n + i] * y[r];
+        z[i] = v;
+    }
+    dyn_chol_apply(L, k, k, z);
+    memcpy(x, z, sizeof(double) * (size_t)n);
+}
+
+/* Joint rates for task rates (dynamics.h): the task's rows at q, unweighted, A qd = xd solved
+ * with A's pseudo-inverse, then A qdd = xdd - Adot qd with Adot qd = d/dt (A(q) qd) at fixed qd,
+ * the central difference (A(q + h qd) - A(q - h qd)) qd / 2h with h max|qd| = 1e-6 (error
+ * O(1e-12) of the term, rounding about 1e-10). */
+int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
+                 const double *xd, const double *xdd, double *qd, double *qdd)
+{
+    const int n = m->n;
+    double pose[12];
+    ik_task t;
+    if (!all_finite(q, n)) return -1;
+    dyn_fk(m, d, q, NULL, pose);
+    if (make_task(m, pose, opt, &t) != 0) return -1;
+    const int rows = t.rows;
+    if (!all_finite(xd, rows) || (xdd && !all_finite(xdd, rows))) return -1;
+    for (int r = 0; r < rows; r++) t.w[r] = 1.0;
+    ik_eval ev;
+    evaluate(m, d, &t, pose, q, &ev);
+    double G[MAX_ROWS * MAX_ROWS];
+    const int k = gram(ev.A, rows, n, NULL, G);
+    if (sigma_min(G, k) < t.sing_tol || dyn_chol_factor(G, k, k) != 0) return -1;
+    pinv_apply(ev.A, rows, n, G, k, xd, qd);
+    if (!xdd) return all_finite(qd, n) ? rows : -1;
+    double b[MAX_ROWS], qmax = 0.0;
+    memcpy(b, xdd, sizeof(double) * (size_t)rows);
+    for (int i = 0; i < n; i++) qmax = fmax(qmax, fabs(qd[i]));
+    if (qmax > 0.0) {
+        const double h = 1e-6 / qmax;
+        double qp[DYN_MAX_DOF], qm[DYN_MAX_DOF];
+        for (int i = 0; i < n; i++) qp[i] = q[i] + h * qd[i], qm[i] = q[i] - h * qd[i];
+        ik_eval ep, em;
+        evaluate(m, d, &t, pose, qp, &ep);
+        evaluate(m, d, &t, pose, qm, &em);
+        for (int r = 0; r < rows; r++) {
+            double v = 0.0;
+            for (int i = 0; i < n; i++) v += (ep.A[r * n + i] - em.A[r * n + i]) * qd[i];
+            b[r] -= v / (2.0 * h);
+        }
+    }
+    pinv_apply(ev.A, rows, n, G, k, b, qdd);
+    return all_finite(qd, n) && all_finite(qdd, n) ? rows : -1;
+}

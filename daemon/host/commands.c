@@ -116,7 +116,7 @@ void ctl_estop_async(ctl *c)
 
 /* The state a new plan starts from: the end of the last handed-over plan when appending to one
  * the loop still holds, else the present desired state. *after_id = the plan appended to. */
-static void plan_start(ctl *c, bool append, traj_state *s, uint32_t *after_id)
+void host_plan_start(ctl *c, bool append, traj_state *s, uint32_t *after_id)
 {
     *after_id = 0;
     if (append && c->tail_plan >= 0 && c->plan_in_loop[c->tail_plan]) {
@@ -145,8 +145,8 @@ static bool traj_done(ctl *c, ctl_pending *p)
 }
 
 /* Hands the plan built in slot over (the answer comes with its id and duration). */
-static int submit_plan(ctl *c, int slot, bool append, uint32_t after_id, const ctl_reply_to *to,
-                       ctl_error *err)
+int host_submit_plan(ctl *c, int slot, bool append, uint32_t after_id, const ctl_reply_to *to,
+                     ctl_error *err)
 {
     ctl_pending *p = host_pending_new(c, to, traj_done, err);
     if (!p) return -1;
@@ -164,7 +164,7 @@ static int submit_plan(ctl *c, int slot, bool append, uint32_t after_id, const c
 }
 
 /* Refuses trajectories unless the arm is enabled (the loop checks again). */
-static int check_enabled(ctl *c, ctl_error *err)
+int host_check_enabled(ctl *c, ctl_error *err)
 {
     ctl_status st;
     ctl_status_get(c, &st);
@@ -179,8 +179,8 @@ static int check_enabled(ctl *c, ctl_error *err)
 }
 
 /* Copies a waited-for trajectory answer into the caller's id and duration. */
-static int traj_finish(ctl *c, const ctl_reply_to *to, host_waiter *w, int rc, uint32_t *id,
-                       double *duration, ctl_error *err)
+int host_traj_finish(ctl *c, const ctl_reply_to *to, host_waiter *w, int rc, uint32_t *id,
+                     double *duration, ctl_error *err)
 {
     rc = host_reply_finish(c, to, w, rc, err);
     if (!to && rc == 0) {
@@ -196,7 +196,7 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
     host_waiter w;
     ctl_reply_to self;
     int rc = -1;
-    if (check_enabled(c, err)) goto out;
+    if (host_check_enabled(c, err)) goto out;
     if (!points || n_points < 1) {
         ctl_error_set(err, "invalid_params", "a trajectory needs at least one waypoint");
         goto out;
@@ -211,12 +211,12 @@ int ctl_trajectory(ctl *c, const ctl_waypoint *points, int n_points, bool append
     if (slot < 0) goto out;
     traj_state s;
     uint32_t after;
-    plan_start(c, append, &s, &after);
+    host_plan_start(c, append, &s, &after);
     if (traj_build(&c->plans[slot], &c->lim, &s, points, n_points, SAME_TOL, err)) goto out;
     if (host_plan_feasible(c, &c->plans[slot], err)) goto out;
-    rc = submit_plan(c, slot, append, after, host_reply_target(to, &w, &self), err);
+    rc = host_submit_plan(c, slot, append, after, host_reply_target(to, &w, &self), err);
 out:
-    return traj_finish(c, to, &w, rc, id, duration, err);
+    return host_traj_finish(c, to, &w, rc, id, duration, err);
 }
 
 int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *duration_out,
@@ -229,17 +229,17 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
         ctl_error_set(err, "invalid_params", "move_to needs a target position");
         goto out;
     }
-    if (check_enabled(c, err)) goto out;
+    if (host_check_enabled(c, err)) goto out;
     int slot = host_plan_free_slot(c, err);
     if (slot < 0) goto out;
     traj_state s;
     uint32_t after;
-    plan_start(c, false, &s, &after);
+    host_plan_start(c, false, &s, &after);
     if (traj_build_move(&c->plans[slot], &c->lim, &s, q, duration, err)) goto out;
     if (host_plan_feasible(c, &c->plans[slot], err)) goto out;
-    rc = submit_plan(c, slot, false, 0, host_reply_target(to, &w, &self), err);
+    rc = host_submit_plan(c, slot, false, 0, host_reply_target(to, &w, &self), err);
 out:
-    return traj_finish(c, to, &w, rc, id, duration_out, err);
+    return host_traj_finish(c, to, &w, rc, id, duration_out, err);
 }
 
 /* Refuses a tool command: err is "invalid_params" with the formatted message; returns -1. */

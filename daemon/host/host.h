@@ -164,6 +164,20 @@ const ctl_reply_to *host_reply_target(const ctl_reply_to *to, host_waiter *w, ct
  * (polling; stepping the loop when it is stepped) and returns it with *err. */
 int host_reply_finish(ctl *c, const ctl_reply_to *to, host_waiter *w, int rc, ctl_error *err);
 
+/* ----------------------------------------------------------------------------- commands.c */
+/* The state a new plan starts from: the end of the last handed-over plan when appending to one
+ * the loop still holds, else the present desired state. *after_id = the plan appended to. */
+void host_plan_start(ctl *c, bool append, traj_state *s, uint32_t *after_id);
+/* Hands the plan built in slot over (the answer comes with its id and duration); 0 or -1. */
+int host_submit_plan(ctl *c, int slot, bool append, uint32_t after_id, const ctl_reply_to *to,
+                     ctl_error *err);
+/* Refuses trajectories unless the arm is enabled ("bad_state"; the loop checks again). */
+int host_check_enabled(ctl *c, ctl_error *err);
+/* A trajectory command's return (host_reply_finish), with the waited-for answer's id and
+ * duration copied out (each may be NULL). */
+int host_traj_finish(ctl *c, const ctl_reply_to *to, host_waiter *w, int rc, uint32_t *id,
+                     double *duration, ctl_error *err);
+
 /* ------------------------------------------------------------------------------ objects.c */
 /* Allocates the plan pool; 0 or -1. */
 int host_plans_alloc(ctl *c);

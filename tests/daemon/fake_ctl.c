@@ -175,6 +175,21 @@ int ctl_move_to(ctl *c, const double *q, double duration, uint32_t *id, double *
     return fake_answer_later(c, to, 0, NULL, NULL, &res);
 }
 
+int ctl_move_linear(ctl *c, const ctl_linear *req, uint32_t *id, double *duration,
+                    const ctl_reply_to *to, ctl_error *err)
+{
+    (void)err, (void)id, (void)duration;
+    check_finite("a move_linear position or offset", req->xyz, 3);
+    if (req->has_orientation) check_finite("a move_linear orientation", req->quat, 4);
+    if (!(req->speed >= 0 && req->speed < INFINITY)) violation("a move_linear speed", req->speed);
+    if (!(req->acceleration >= 0 && req->acceleration < INFINITY))
+        violation("a move_linear acceleration", req->acceleration);
+    if (req->frame == CTL_FRAME_TOOL && !req->relative) violation("a tool-frame position", 1);
+    c->last_linear = *req;
+    ctl_result res = {.id = 9, .duration = 1.25};
+    return fake_answer_later(c, to, 0, NULL, NULL, &res);
+}
+
 int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
                   const ctl_reply_to *to, ctl_error *err)
 {

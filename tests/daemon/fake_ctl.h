@@ -32,6 +32,7 @@ struct ctl {
     int last_points;
     bool last_append;
     double last_q0[CFG_MAX_JOINTS];
+    ctl_linear last_linear; /* the last move_linear handed over */
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
     uint64_t events;
     int stats_resets, estops, commands;

@@ -3,7 +3,8 @@
  * 1e-6 rad, and from a fixed home pose never claims a false success; a 4-DOF OpenManipulator-X
  * solves position + pitch, and reports a roll it cannot make and a target out of reach as
  * UNREACHABLE and a stretched-out solution as SINGULAR; bad input leaves q = q0. Every solution
- * is checked against dyn_fk with an error measure independent of dyn_pose_error (|R_t - R|_F). */
+ * is checked against dyn_fk with an error measure independent of dyn_pose_error (|R_t - R|_F).
+ * dyn_ik_rates gives back the joint rates of a motion from its task rates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -517,12 +518,132 @@ static void test_bad_input(void **state)
     dyn_model_free(m);
 }
 
+/* ------------------------------------------------------------------------- dyn_ik_rates */
+
+/* The task rates of the motion q(t) = q + qd t + qdd t^2 / 2 at t, measured without dyn_ik:
+ * position rows the base-frame velocity J_v qdot; rotation rows R^T J_w qdot; the pitch row
+ * the central difference of pitch(t) (h = 1e-5 s). */
+static void task_rates_at(const dyn_model *m, dyn_data *d, dyn_ik_task task, const double *q,
+                          const double *qd, const double *qdd, double t, double *x)
+{
+    const int n = dyn_model_dof(m);
+    double qt[6], vt[6], J[36], T[12];
+    for (int i = 0; i < n; i++) {
+        qt[i] = q[i] + qd[i] * t + 0.5 * qdd[i] * t * t;
+        vt[i] = qd[i] + qdd[i] * t;
+    }
+    dyn_jacobian(m, d, qt, J);
+    dyn_fk(m, d, qt, NULL, T);
+    double v[6] = {0};
+    for (int r = 0; r < 6; r++)
+        for (int i = 0; i < n; i++) v[r] += J[r * n + i] * vt[i];
+    for (int k = 0; k < 3; k++) x[k] = v[k];
+    if (task == DYN_IK_FULL) {
+        for (int k = 0; k < 3; k++) /* R^T w: column k of R dotted with w */
+            x[3 + k] = T[k] * v[3] + T[4 + k] * v[4] + T[8 + k] * v[5];
+    } else if (task == DYN_IK_POSITION_PITCH) {
+        const double h = 1e-5;
+        double Tp[12], Tm[12], qp[6], qm[6];
+        for (int i = 0; i < n; i++) {
+            qp[i] = q[i] + qd[i] * (t + h) + 0.5 * qdd[i] * (t + h) * (t + h);
+            qm[i] = q[i] + qd[i] * (t - h) + 0.5 * qdd[i] * (t - h) * (t - h);
+        }
+        dyn_fk(m, d, qp, NULL, Tp);
+        dyn_fk(m, d, qm, NULL, Tm);
+        x[3] = remainder(pitch(Tp) - pitch(Tm), 2 * M_PI) / (2 * h);
+    }
+}
+
+/* Task rates and their rates for (q, qd, qdd): the second by the central difference of the
+ * first along the motion (h = 1e-4 s). */
+static int task_motion(const dyn_model *m, dyn_data *d, dyn_ik_task task, const double *q,
+                       const double *qd, const double *qdd, double *xd, double *xdd)
+{
+    const double h = 1e-4;
+    const int rows = task == DYN_IK_FULL ? 6 : task == DYN_IK_POSITION_PITCH ? 4 : 3;
+    double xp[6], xm[6];
+    task_rates_at(m, d, task, q, qd, qdd, 0, xd);
+    task_rates_at(m, d, task, q, qd, qdd, h, xp);
+    task_rates_at(m, d, task, q, qd, qdd, -h, xm);
+    for (int r = 0; r < rows; r++) xdd[r] = (xp[r] - xm[r]) / (2 * h);
+    return rows;
+}
+
+/* dyn_ik_rates inverts the motion: for random (q, qd, qdd) of the PUMA (full task, 6 rows) and
+ * of the OMX (position + pitch, 4 rows) the task rates measured along the motion give back qd
+ * and qdd (relative 1e-6 and 1e-4: the reference's own differences); for the PUMA's position
+ * task (3 rows, 6 joints) the rates found reproduce the task rates and have at most the norm
+ * of the motion's (the minimum-norm solution); at the wrist singularity (q5 = 0) and for
+ * non-finite rates it refuses. */
+static void test_rates(void **state)
+{
+    (void)state;
+    dyn_model *pm = puma_with_tool();
+    dyn_model_desc od;
+    omx_desc(&od);
+    dyn_model *om = dyn_model_create(&od, NULL, NULL);
+    assert_non_null(pm);
+    assert_non_null(om);
+    dyn_data *pd = dyn_data_create(pm), *odd = dyn_data_create(om);
+    rng_seed(77);
+    int solved[3] = {0};
+    for (int k = 0; k < 600; k++) {
+        const int which = k % 3; /* 0 PUMA full, 1 OMX pitch, 2 PUMA position */
+        const dyn_model *m = which == 1 ? om : pm;
+        dyn_data *d = which == 1 ? odd : pd;
+        const dyn_ik_task task = which == 0   ? DYN_IK_FULL
+                                 : which == 1 ? DYN_IK_POSITION_PITCH
+                                              : DYN_IK_POSITION;
+        const int n = which == 1 ? 4 : 6;
+        const double *lo = which == 1 ? omx_lo : puma_lo, *hi = which == 1 ? omx_hi : puma_hi;
+        double q[6], qd[6], qdd[6], xd[6], xdd[6], rqd[6], rqdd[6];
+        for (int i = 0; i < n; i++) {
+            q[i] = rng_uniform(0.8 * lo[i], 0.8 * hi[i]);
+            qd[i] = rng_uniform(-1, 1);
+            qdd[i] = rng_uniform(-3, 3);
+        }
+        const int rows = task_motion(m, d, task, q, qd, qdd, xd, xdd);
+        dyn_ik_opts o = {.task = task};
+        const int got = dyn_ik_rates(m, d, q, &o, xd, xdd, rqd, rqdd);
+        if (got < 0) continue; /* near a singularity: below sing_tol */
+        assert_int_equal(got, rows);
+        solved[which]++;
+        if (which < 2) {
+            assert_rel(rqd, qd, n, 1e-6, "qd");
+            assert_rel(rqdd, qdd, n, 1e-4, "qdd");
+            continue;
+        }
+        double yd[6], ydd[6], n2 = 0, r2 = 0;
+        task_motion(m, d, task, q, rqd, rqdd, yd, ydd);
+        assert_rel(yd, xd, 3, 1e-9, "position task: velocity");
+        assert_rel(ydd, xdd, 3, 1e-4, "position task: acceleration");
+        for (int i = 0; i < n; i++) n2 += qd[i] * qd[i], r2 += rqd[i] * rqd[i];
+        assert_true(r2 <= n2 * (1 + 1e-9));
+    }
+    print_message("dyn_ik_rates: solved %d / 200 (PUMA full), %d / 200 (OMX pitch), %d / 200 "
+                  "(PUMA position)\n",
+                  solved[0], solved[1], solved[2]);
+    for (int w = 0; w < 3; w++) assert_true(solved[w] >= 180);
+    /* the PUMA's wrist singularity: q5 = 0 */
+    double q[6] = {0.3, 0.5, -1.0, 0.2, 0.0, 0.1}, x[6] = {0.1, 0, 0, 0, 0, 0}, qd[6], qdd[6];
+    dyn_ik_opts full = {.task = DYN_IK_FULL};
+    assert_int_equal(dyn_ik_rates(pm, pd, q, &full, x, x, qd, qdd), -1);
+    q[4] = 0.5;
+    assert_int_equal(dyn_ik_rates(pm, pd, q, &full, x, NULL, qd, NULL), 6);
+    x[2] = NAN;
+    assert_int_equal(dyn_ik_rates(pm, pd, q, &full, x, NULL, qd, NULL), -1);
+    dyn_data_free(pd);
+    dyn_data_free(odd);
+    dyn_model_free(pm);
+    dyn_model_free(om);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rot_to_quat),     cmocka_unit_test(test_pose_error),
         cmocka_unit_test(test_puma_near_start), cmocka_unit_test(test_puma_from_home),
         cmocka_unit_test(test_puma_position),   cmocka_unit_test(test_omx),
-        cmocka_unit_test(test_bad_input)};
+        cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_rates)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

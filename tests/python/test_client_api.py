@@ -11,7 +11,10 @@ time advances only by rig.run(), so "still moving" and "done" are states, not ti
   motion raises TrajectoryAborted;
 - armd.aio: 24 concurrent requests of four kinds, each answered with its own reply (unknown
   methods named in their own errors); telemetry as an async iterator while a motion runs, a
-  status call in the middle of the stream; a blocking aio move_to.
+  status call in the middle of the stream; a blocking aio move_to;
+- move_linear: refused at a singularity (armd.Unreachable or Limits naming it, also from
+  armd.aio), 5 cm down and
+  back by position and orientation, each ending within 1 mm; the client's own checks.
 """
 import asyncio
 import json
@@ -141,6 +144,49 @@ def blocking_motion(rig, c, q0):
     watch.close()
 
 
+def linear_moves(rig, c, q0):
+    """move_linear: refused at the ready pose (q5 = 0, a singularity) with armd.Unreachable;
+    from a pose with the elbow up and the wrist bent, 5 cm down at 0.1 m/s (0.9375 s, the
+    quintic at its peak speed) and back to the start pose by position and orientation; the
+    client's own checks (one of offset and position, the frame) raise InvalidParams unsent."""
+    try:  # at the singularity (Unreachable) or next to it (Limits): either names it
+        c.move_linear([0, 0, -0.05])
+        check(False, "move_linear at the ready pose was accepted")
+    except (armd.Unreachable, armd.Limits) as e:
+        check("singularity" in e.message, "move_linear at the ready pose: %s" % e)
+    for kw in ({}, {"offset": [0, 0, 1], "position": [0, 0, 1]},
+               {"offset": [0, 0, 1], "frame": "world"}, {"offset": [0, float("nan"), 0]}):
+        try:
+            c.move_linear(**kw)
+            check(False, "move_linear(%r) was sent" % (kw,))
+        except armd.InvalidParams:
+            pass
+    m = c.move_to([0.2, 0.9, -2.4, 0.1, 0.8, 0.2], 3.0)
+    rig.run(3.5)
+    check(c.wait_done(traj=m).ok, "move_to the bent pose")
+    start = c.pose()
+    m = c.move_linear([0, 0, -0.05], speed=0.1)
+    check(isinstance(m, armd.Motion) and abs(m.duration - 0.9375) < 1e-6,
+          "move_linear returned %r" % (m,))
+    rig.run(1.5)
+    check(c.wait_done(traj=m).ok, "move_linear down")
+    p = c.pose().position
+    d = [b - a for a, b in zip(start.position, p)]
+    check(abs(d[0]) < 1e-3 and abs(d[1]) < 1e-3 and abs(d[2] + 0.05) < 1e-3,
+          "move_linear([0, 0, -0.05]) moved the tool by %s" % d)
+    m = c.move_linear(position=start.position, orientation=start.orientation, speed=0.1,
+                      frame="base")
+    rig.run(1.5)
+    check(c.wait_done(traj=m).ok, "move_linear back")
+    back = c.pose()
+    err = max(abs(a - b) for a, b in zip(back.position, start.position))
+    check(err < 1e-3, "move_linear(position=...) ended %.4f m from it" % err)
+    print("move_linear: down by (%.4f, %.4f, %.4f) m, back within %.5f m" % (*d, err))
+    m = c.move_to(q0, 3.0)
+    rig.run(3.5)
+    check(c.wait_done(traj=m).ok, "move_to back to q0")
+
+
 async def aio_part(rig, q0):
     """Concurrent requests answered by id, telemetry as an async iterator, blocking move_to."""
     async with await armd.aio.connect(rig.sock) as arm:
@@ -158,6 +204,11 @@ async def aio_part(rig, q0):
             check(isinstance(bad, armd.UnknownMethod) and "no.such.method.%d'" % i in bad.message,
                   "aio request %d: the unknown method's own error, got %r" % (i, bad))
         print("aio: 24 concurrent requests answered by id")
+        try:
+            await arm.move_linear([0, 0, -0.05])
+            check(False, "aio move_linear at the ready pose was accepted")
+        except (armd.Unreachable, armd.Limits) as e:
+            check("singularity" in e.message, "aio move_linear: %s" % e)
 
         target = offset(q0, [-0.2, 0.1, -0.1, -0.2, -0.2, -0.2])
         async with arm.subscribe(100) as sub:
@@ -205,6 +256,7 @@ def main(args):
         check(c.enable() == "holding", "enable")
         q0 = c.status().q_des
         blocking_motion(rig, c, q0)
+        linear_moves(rig, c, q0)
         asyncio.run(aio_part(rig, q0))
         c.close()
 

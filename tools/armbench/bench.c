@@ -8,10 +8,11 @@
 
 enum { MAX_REPS = 255 };
 
-const char *const bench_name[NF] = {
-    "inverse dynamics",      "gravity only",        "mass matrix",
-    "forward dyn. Cholesky", "forward dyn. O(n)",   "Jacobian",
-    "collision observer",    "forward kin. (tool)", "inverse kin. (IK)"};
+const char *const bench_name[NF] = {"inverse dynamics",   "gravity only",
+                                    "mass matrix",        "forward dyn. Cholesky",
+                                    "forward dyn. O(n)",  "Jacobian",
+                                    "collision observer", "forward kin. (tool)",
+                                    "inverse kin. (IK)",  "task rates (qd, qdd)"};
 
 static volatile double sink;
 
@@ -88,6 +89,9 @@ static inline void call_once(int f, const dyn_funcs *fs, const dyn_model *m, dyn
         break;
     case F_IK:
         dyn_ik(m, d, in->target[it & 7], in->q0[it & 7], NULL, in->out, NULL);
+        break;
+    case F_RATES: /* the full task's 6 rows: the first 6 of qd and qdd as the tool's rates */
+        dyn_ik_rates(m, d, qq, NULL, in->qd, in->qdd, in->out, in->out + DYN_MAX_DOF);
         break;
     default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
         fs->momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);

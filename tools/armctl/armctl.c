@@ -4,8 +4,8 @@
  * daemon's message when a command fails, 2 on usage errors (before anything is sent). This
  * file: the table of commands and the usage built from it (armctl --help, COMMAND --help), the
  * options, the argument counts, and dispatch to the commands (commands.c, stream.c,
- * calibrate.c, payload.c, identify.c, resonance_cmd.c, tool.c); output in format.c, calls in
- * request.c, the connection in client.c.
+ * calibrate.c, payload.c, identify.c, resonance_cmd.c, tool.c, linear.c); output in format.c, calls
+ * in request.c, the connection in client.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,13 @@ static const armctl_command commands[] = {
     {"cancel", "cancel", "stop the trajectory (acceleration limits), hold", 0, 0, NULL},
     {"move", "move Q1..Qn [--time T]", "move to a joint position [rad|m] (T [s], else from limits)",
      1, -1, cmd_move},
+    {"move-linear",
+     "move-linear X Y Z [--to] [--frame base|tool] [--speed V] [--acceleration A]\n"
+     "[--append]",
+     "move the tool along a straight line by X Y Z [m] (base\n"
+     "frame, or the tool's own axes), or to the position X Y Z\n"
+     "(--to); V [m/s], A [m/s^2], else [trajectory] defaults",
+     3, 11, cmd_move_linear},
     {"send", "send FILE [--append]",
      "send a trajectory: FILE.json\n"
      "({\"points\": [{t, q, qd?, qdd?}]}) or FILE.csv (rows\n"

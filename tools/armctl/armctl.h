@@ -99,6 +99,8 @@ int cmd_info(armctl_conn *c, int argc, char **argv);
 int cmd_pose(armctl_conn *c, int argc, char **argv);
 int cmd_simple(armctl_conn *c, const char *method);
 int cmd_move(armctl_conn *c, int argc, char **argv);
+/* move-linear X Y Z [--to] [--frame base|tool] [--speed V] [--acceleration A] (linear.c) */
+int cmd_move_linear(armctl_conn *c, int argc, char **argv);
 int cmd_send(armctl_conn *c, int argc, char **argv);
 int cmd_gains(armctl_conn *c, int argc, char **argv);
 int cmd_controller(armctl_conn *c, int argc, char **argv);

@@ -30,7 +30,7 @@ from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Con
                          IdleTimeout, Internal, InvalidConfig, InvalidParams, InvalidRequest,
                          LineTooLong, Limits, NoTool, NotRunning, ParseError, ProtocolError,
                          Restricted, RestartNeeded, Stopping, Timeout, TooManyClients,
-                         TrajectoryAborted, UnknownMethod, Unsupported)
+                         TrajectoryAborted, UnknownMethod, Unreachable, Unsupported)
 from armd.points import points
 from armd.records import Done, Event, Motion, Pose, Telemetry, ToolResult, ToolState
 from armd.replies import (Collision, Driver, Info, JointLimits, LoopStats, Progress, Status,
@@ -44,7 +44,7 @@ __all__ = [
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",
     "LineTooLong", "TooManyClients", "Restricted", "IdleTimeout", "Busy", "Timeout", "BadState",
     "NoTool",
-    "Limits", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",
+    "Limits", "Unreachable", "Conflict", "RestartNeeded", "InvalidConfig", "ConfigError", "DeviceError",
     "NotRunning", "Stopping", "Unsupported", "Internal", "Failed", "ConnectFailed", "ConnectionClosed",
     "ClientTimeout", "ProtocolError", "TrajectoryAborted",
 ]

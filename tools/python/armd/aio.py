@@ -37,7 +37,7 @@ from armd.client import (CLOSING_CODES, DEFAULT_TIMEOUT, DONE_MARGIN, EVENTS_RAT
                          _REMEMBERED, _result, socket_path)
 from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, InvalidParams,
                          LineTooLong, ProtocolError, TrajectoryAborted, from_reply)
-from armd.points import normalize, number, vector
+from armd.points import linear, normalize, number, vector
 from armd.records import Done, Event, Motion, Pose, Telemetry, notification
 from armd.replies import Info, Status
 from armd.tool import AsyncTool
@@ -351,6 +351,15 @@ class Client:
         if duration is not None:
             params["duration"] = number(duration, "duration")
         m = await self._motion("move_to", params, append=False)
+        return await self.wait_done(traj=m) if blocking else m
+
+    async def move_linear(self, offset: Any = None, *, position: Any = None,
+                          orientation: Any = None, frame: str = "base",
+                          speed: float | None = None, acceleration: float | None = None,
+                          append: bool = False, blocking: bool = False) -> Motion | Done:
+        """As :meth:`armd.Client.move_linear`, blocking as :meth:`trajectory`."""
+        params = linear(offset, position, orientation, frame, speed, acceleration, append)
+        m = await self._motion("move_linear", params, append=append)
         return await self.wait_done(traj=m) if blocking else m
 
     async def _motion(self, method: str, params: dict[str, Any], append: bool) -> Motion:

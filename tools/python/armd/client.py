@@ -24,7 +24,7 @@ from typing import Any, Iterable, Iterator
 
 from armd.errors import (ClientTimeout, ConnectFailed, ConnectionClosed, Error, InvalidParams,
                          LineTooLong, ProtocolError, TrajectoryAborted, from_reply)
-from armd.points import normalize, number, vector
+from armd.points import linear, normalize, number, vector
 from armd.records import Done, Event, Motion, Pose, Telemetry, notification
 from armd.replies import Info, Status
 from armd.tool import Tool
@@ -360,6 +360,23 @@ class Client:
         if duration is not None:
             params["duration"] = number(duration, "duration")
         m = self._motion("move_to", params, append=False)
+        return self.wait_done(traj=m) if blocking else m
+
+    def move_linear(self, offset: Any = None, *, position: Any = None, orientation: Any = None,
+                    frame: str = "base", speed: float | None = None,
+                    acceleration: float | None = None, append: bool = False,
+                    blocking: bool = False) -> Motion | Done:
+        """Moves the tool along a straight line (armd's ``move_linear``): by ``offset``
+        [dx, dy, dz] m from where the move starts (axes of the base frame, or of the tool with
+        frame="tool"), or to ``position`` [x, y, z] m (base frame) with an optional
+        ``orientation`` [w, x, y, z] (else the present one is kept); ``speed`` [m/s] and
+        ``acceleration`` [m/s^2] along the line (else the configuration's). armd plans the
+        joint trajectory by inverse kinematics and checks it as any other: a line out of
+        reach or through a singularity raises :class:`armd.Unreachable`, one too fast for the
+        joints :class:`armd.Limits`. Returns as :meth:`trajectory` (append=True: after the
+        running one)."""
+        params = linear(offset, position, orientation, frame, speed, acceleration, append)
+        m = self._motion("move_linear", params, append=append)
         return self.wait_done(traj=m) if blocking else m
 
     def _motion(self, method: str, params: dict[str, Any], append: bool) -> Motion:

@@ -112,6 +112,12 @@ class Limits(Error):
     code = "limits"
 
 
+class Unreachable(Error):
+    """A ``move_linear`` the arm cannot follow (``unreachable``): a waypoint out of reach, at a
+    singularity, or an orientation the arm cannot take; the message names the waypoint."""
+    code = "unreachable"
+
+
 class Conflict(Error):
     """The trajectory an ``append`` was for is no longer running (``conflict``): send it
     again."""
@@ -195,7 +201,7 @@ class TrajectoryAborted(Error):
 ERRORS: dict[str, type[Error]] = {
     cls.code: cls for cls in (
         ParseError, InvalidRequest, UnknownMethod, InvalidParams, LineTooLong, TooManyClients,
-        Restricted, IdleTimeout, Busy, Timeout, BadState, NoTool, Limits, Conflict,
+        Restricted, IdleTimeout, Busy, Timeout, BadState, NoTool, Limits, Unreachable, Conflict,
         RestartNeeded, InvalidConfig, ConfigError, DeviceError, NotRunning, Stopping, Unsupported,
         Internal, Failed)
     if cls.code is not None

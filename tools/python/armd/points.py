@@ -27,6 +27,33 @@ def number(x: Any, where: str) -> float:
     return v
 
 
+def linear(offset: Any = None, position: Any = None, orientation: Any = None,
+           frame: str = "base", speed: float | None = None, acceleration: float | None = None,
+           append: bool = False) -> dict[str, Any]:
+    """The params of ``move_linear``: one of offset ([dx, dy, dz] m, in the base frame's axes
+    or the tool's, frame "tool") and position ([x, y, z] m, base frame, with an optional
+    orientation [w, x, y, z]); speed [m/s], acceleration [m/s^2] when given."""
+    if (offset is None) == (position is None):
+        raise InvalidParams("move_linear: give one of offset and position")
+    if frame not in ("base", "tool"):
+        raise InvalidParams("frame: expected \"base\" or \"tool\", got %r" % (frame,))
+    p: dict[str, Any] = {}
+    if offset is not None:
+        p["offset"] = vector(offset, "offset")
+        p["frame"] = frame
+    else:
+        p["position"] = vector(position, "position")
+    if orientation is not None:
+        p["orientation"] = vector(orientation, "orientation")
+    if speed is not None:
+        p["speed"] = number(speed, "speed")
+    if acceleration is not None:
+        p["acceleration"] = number(acceleration, "acceleration")
+    if append:
+        p["mode"] = "append"
+    return p
+
+
 def _items(v: Any, where: str) -> list[Any]:
     """The elements of a sequence, iterable or array (its tolist())."""
     if hasattr(v, "tolist"):
