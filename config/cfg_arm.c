@@ -39,21 +39,11 @@ static const char *const driver_keys[] = {"type",
 static const char *const socket_keys[] = {"path",          "mode",         "group", "max_clients",
                                           "stall_timeout", "idle_timeout", NULL};
 static const char *const realtime_keys[] = {"priority", "cpu", "lock_memory", NULL};
-static const char *const safety_keys[] = {"following_error",
-                                          "max_failed_reads",
-                                          "max_read_gap_ms",
-                                          "on_fault",
-                                          "damping",
-                                          "torque_rate_limit",
-                                          "damp_stop_velocity",
-                                          "damp_timeout",
-                                          "collision",
-                                          "collision_reaction",
-                                          "collision_filter",
-                                          "collision_retract",
-                                          "collision_threshold",
-                                          "collision_band",
-                                          NULL};
+static const char *const safety_keys[] = {
+    "following_error", "max_failed_reads",    "max_read_gap_ms",    "on_fault",
+    "damping",         "torque_rate_limit",   "damp_stop_velocity", "damp_timeout",
+    "collision",       "collision_reaction",  "collision_filter",   "collision_retract",
+    "max_tool_force",  "collision_threshold", "collision_band",     NULL};
 static const char *const trajectory_keys[] = {"goal_tolerance",
                                               "settle_time",
                                               "path_tolerance",
@@ -395,6 +385,7 @@ static void apply_rest(cfg_ctx *c, armd_config *cfg)
     }
     cfg_get_num(c, "safety", "collision_retract", false, R_POS(1), "rad",
                 &cfg->safety.collision_retract);
+    cfg_get_num(c, "safety", "max_tool_force", false, R(0, 1e5), "N", &cfg->safety.max_tool_force);
     cfg_get_num(c, "trajectory", "goal_tolerance", false, R_POS(10), "rad",
                 &cfg->trajectory.goal_tolerance);
     cfg_get_num(c, "trajectory", "settle_time", false, R(0, 60), "s", &cfg->trajectory.settle_time);

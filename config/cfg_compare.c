@@ -201,6 +201,7 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&live, "safety", &a->safety, &b->safety, collision_reaction);
     DIFF(&live, "safety", &a->safety, &b->safety, collision_filter);
     DIFF(&live, "safety", &a->safety, &b->safety, collision_retract);
+    DIFF(&live, "safety", &a->safety, &b->safety, max_tool_force);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, goal_tolerance);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, settle_time);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, path_tolerance);

@@ -348,6 +348,13 @@ static void cross_checks(cfg_ctx *c, armd_config *cfg)
                 break;
             }
     }
+    /* the tool force is estimated from the observer's external torques: no observer, no check */
+    cfg_entry *tf = cfg_entry_find(c, "safety", "max_tool_force");
+    if (tf && cfg->safety.max_tool_force > 0 && cfg->safety.collision == COLLISION_OFF)
+        cfg_err(c, tf->file, tf->line, "safety", "max_tool_force",
+                "%g N needs collision = detect or react: the force at the tool is estimated "
+                "from the collision observer",
+                cfg->safety.max_tool_force);
     /* a hard Coulomb step: the observer's friction flips by the whole Coulomb torque at every
      * reversal, where the real friction (stiction) is anything in between */
     if (e && cfg->safety.collision != COLLISION_OFF && !(cfg->model.friction_smoothing > 0))

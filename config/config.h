@@ -113,6 +113,8 @@ typedef struct {
     cfg_collision_reaction collision_reaction;
     double collision_filter;  /* observer gain K_O [1/s]: r follows the external torque with a
                                  first-order lag of time constant 1/K_O */
+    double max_tool_force;    /* [N]: a collision when the estimated force at the tool exceeds it
+                                 (the observer's external torques through (J^T)+); 0 = off */
     double collision_retract; /* retract: the length of executed path to go back along, in
                                  joint space (sqrt of the sum of squared joint moves) [rad|m] */
 } cfg_safety;

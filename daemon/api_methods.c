@@ -136,6 +136,9 @@ static int m_status(api_ctx *x, json_t *params, json_t **result, api_err *e)
     json_object_set_new(*result, "pose",
                         json_pack("{s:o, s:o}", "position", api_json_vector(st.pose, 3),
                                   "orientation", api_json_vector(st.pose + 3, 4)));
+    json_object_set_new(*result, "wrench",
+                        json_pack("{s:o, s:o}", "force", api_json_vector(st.wrench, 3), "torque",
+                                  api_json_vector(st.wrench + 3, 3)));
     return 0;
 }
 

@@ -109,6 +109,10 @@ typedef struct {
  * forward kinematics of the measured q: position x y z [m], then the orientation as the unit
  * quaternion w x y z (w >= 0). */
 #define CTL_POSE 7
+/* The wrench the environment applies at the tool frame origin, from the collision observer's
+ * external torques (dyn_tool_wrench): force x y z [N], then the moment about the tool origin
+ * x y z [N m], both in the base frame; NaN while the observer does not run. */
+#define CTL_WRENCH 6
 
 /* How a tool command ended. */
 typedef struct {
@@ -155,7 +159,8 @@ typedef struct {
     uint64_t collisions;
     double rate_hz;
     ctl_tool_status tool;
-    double pose[CTL_POSE]; /* the tool frame at q (CTL_POSE's layout) */
+    double pose[CTL_POSE];     /* the tool frame at q (CTL_POSE's layout) */
+    double wrench[CTL_WRENCH]; /* the wrench at the tool (CTL_WRENCH's layout) */
 } ctl_status;
 
 /* A published per-tick sample (telemetry ring). */
@@ -172,7 +177,8 @@ typedef struct {
     double q_des[CFG_MAX_JOINTS], qd_des[CFG_MAX_JOINTS];
     double ext[CFG_MAX_JOINTS]; /* the collision observer's external torque [N m|N] */
     ctl_tool_status tool;
-    double pose[CTL_POSE]; /* the tool frame at q (CTL_POSE's layout) */
+    double pose[CTL_POSE];     /* the tool frame at q (CTL_POSE's layout) */
+    double wrench[CTL_WRENCH]; /* the wrench at the tool (CTL_WRENCH's layout) */
 } ctl_sample;
 
 typedef enum {
@@ -191,7 +197,7 @@ typedef struct {
     ctl_state state;
     uint32_t traj_id;
     char text[160];
-    int joint;                  /* CTL_EV_COLLISION: the joint that crossed its threshold */
+    int joint; /* CTL_EV_COLLISION: the joint that crossed its threshold; -1: the tool force */
     double ext[CFG_MAX_JOINTS]; /* CTL_EV_COLLISION: external torque estimate [N m|N] */
 } ctl_event;
 

@@ -183,11 +183,16 @@ static void log_events(armd *a)
             case CTL_EV_COLLISION: {
                 const armd_config *cfg = ctl_config(a->c);
                 int j = ev[i].joint;
-                log_warn("collision on joint %s: external torque %.3g (t = %.3f s, reaction %s, "
-                         "now %s)",
-                         j >= 0 && j < cfg->n_joints ? cfg->joint[j].name : "?",
-                         j >= 0 && j < cfg->n_joints ? ev[i].ext[j] : 0.0, ev[i].time, ev[i].text,
-                         ctl_state_name(ev[i].state));
+                if (j == -1)
+                    log_warn("collision at the tool: force over max_tool_force (t = %.3f s, "
+                             "reaction %s, now %s)",
+                             ev[i].time, ev[i].text, ctl_state_name(ev[i].state));
+                else
+                    log_warn("collision on joint %s: external torque %.3g (t = %.3f s, reaction "
+                             "%s, now %s)",
+                             j >= 0 && j < cfg->n_joints ? cfg->joint[j].name : "?",
+                             j >= 0 && j < cfg->n_joints ? ev[i].ext[j] : 0.0, ev[i].time,
+                             ev[i].text, ctl_state_name(ev[i].state));
                 break;
             }
             }

@@ -136,6 +136,15 @@ static void put_pose(char *buf, size_t cap, size_t *o, const double pose[CTL_POS
     if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "}");
 }
 
+/* ,"wrench":{"force":[fx,fy,fz],"torque":[mx,my,mz]}: the wrench at the tool (CTL_WRENCH). */
+static void put_wrench(char *buf, size_t cap, size_t *o, const double w[CTL_WRENCH])
+{
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, ",\"wrench\":{");
+    put_member(buf, cap, o, "", "force", w, 3);
+    put_vector(buf, cap, o, "torque", w + 3, 3);
+    if (*o < cap) *o += (size_t)snprintf(buf + *o, cap - *o, "}");
+}
+
 /* Formats one telemetry notification line; returns its length (0 if it did not fit). */
 static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size_t cap)
 {
@@ -154,6 +163,7 @@ static size_t format_sample(ctl *c, const ctl_sample *sm, int n, char *buf, size
     put_vector(buf, cap, &o, "qd_des", sm->qd_des, n);
     put_vector(buf, cap, &o, "ext", sm->ext, n);
     put_pose(buf, cap, &o, sm->pose);
+    put_wrench(buf, cap, &o, sm->wrench);
     if (sm->tool.present) put_tool(buf, cap, &o, &sm->tool);
     if (o + 4 >= cap) return 0;
     o += (size_t)snprintf(buf + o, cap - o, "}}\n");
@@ -181,7 +191,10 @@ static json_t *event_json(const ctl_event *ev, const armd_config *cfg)
             json_array_append_new(ext, api_json_number(ev->ext[j]));
         bool known = ev->joint >= 0 && ev->joint < cfg->n_joints;
         return json_pack("{s:s, s:{s:f, s:s, s:o, s:s, s:s}}", "method", name, "params", "time",
-                         ev->time, "joint", known ? cfg->joint[ev->joint].name : "?",
+                         ev->time, "joint",
+                         known             ? cfg->joint[ev->joint].name
+                         : ev->joint == -1 ? "tool"
+                                           : "?",
                          "external_torque", ext, "reaction", ev->text, "state",
                          ctl_state_name(ev->state));
     }

@@ -191,6 +191,18 @@ void dyn_rot_to_quat(const double R[9], double quat[4]);
  * rows 3-5 angular velocity, both in the base frame. */
 void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J);
 
+/* The wrench F the environment applies at the tool frame origin that joint torques tau balance,
+ * tau = J^T F with J = dyn_jacobian(q): F[0..2] the force [N], F[3..5] the moment about the
+ * tool origin [N m], both in the BASE frame (libfranka's O_F_ext_hat_K convention; note that
+ * dyn_rnea's wrench argument is in tool axes). Damped least squares, F = (J J^T + damping^2
+ * I)^-1 J tau: exact for damping 0 where J has full row rank; near a singularity (a singular
+ * value s of J comparable to damping) the components along it are scaled by s^2 / (s^2 +
+ * damping^2) instead of growing without bound; with fewer than 6 joints the minimum-norm
+ * wrench. tau [N m|N] is typically the collision observer's external torque. Returns 0, or -1
+ * for non-finite input or a negative damping (F untouched). No allocation. (statics.c) */
+int dyn_tool_wrench(const dyn_model *m, dyn_data *d, const double *q, const double *tau,
+                    double damping, double F[6]);
+
 /* ---------------------------------------------------------------- inverse kinematics (ik.c) */
 
 /* The error of a pose against a target pose (both 3x4 row-major [R | p] in the base frame, as

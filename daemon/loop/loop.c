@@ -206,6 +206,7 @@ static void publish(loop *L, loop_out *o)
     st->rate_hz = 1.0 / L->period;
     tool_publish(&L->tool, &st->tool);
     tool_pose(L, s->q, st->pose);
+    memcpy(st->wrench, L->observer.wrench, sizeof st->wrench);
 
     ctl_sample *sm = &o->sample;
     sm->tick = L->tick;
@@ -223,6 +224,7 @@ static void publish(loop *L, loop_out *o)
     memcpy(sm->ext, st->external_torque, bytes);
     sm->tool = st->tool;
     memcpy(sm->pose, st->pose, sizeof sm->pose);
+    memcpy(sm->wrench, st->wrench, sizeof sm->wrench);
 }
 
 /* What the tick wrote, remembered for the next one (the write's result and the observer's

@@ -1,9 +1,10 @@
 /*
  * observer.h — daemon/loop/ private: collision detection while the arm is enabled (the
- * momentum observer of daemon/collision.h run every tick with a fresh state) and the reactions
- * to a detected collision ([safety] collision, collision_reaction): an event only, or stop,
- * damp, retract or float. The only writer of the observer, its latch and the collision count;
- * the only place a COLLISION event comes from. Control thread only.
+ * momentum observer of daemon/collision.h run every tick with a fresh state), the wrench at
+ * the tool it implies, and the reactions to a detected collision (a joint over its threshold
+ * or the tool force over [safety] max_tool_force; collision, collision_reaction): an event
+ * only, or stop, damp, retract or float. The only writer of the observer, its latch and the
+ * collision count; the only place a COLLISION event comes from. Control thread only.
  */
 #ifndef ARMD_LOOP_OBSERVER_H
 #define ARMD_LOOP_OBSERVER_H
@@ -23,6 +24,9 @@ typedef struct {
     bool latched;   /* a detection not yet over (one event per contact) */
     double suspect; /* after a read gap or a late tick the states are suspect this long [s] */
     uint64_t collisions;
+    /* the wrench at the tool the external torque estimate implies (dyn_tool_wrench: force [N],
+     * moment about the tool origin [N m], base frame); NaN while the observer does not run */
+    double wrench[6];
 } observer;
 
 void observer_init(observer *ob, int n);

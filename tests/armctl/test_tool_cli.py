@@ -107,6 +107,7 @@ def telemetry():
         "tick": k, "time": 0.1 * k, "mono": 100 + 0.1 * k, "wall": 1.8e9 + 0.1 * k,
         "state": "holding", "q": [0.5], "q_des": [0.5], "qd": [0.0], "tau": [0.1],
         "ext": [0.0], "pose": {"position": [0.3, 0.1, 0.2], "orientation": [1, 0, 0, 0]},
+        "wrench": {"force": [1.5, -2, 3], "torque": [0.25, 0, None]},
         "tool": {"opening": 0.02005, "speed": 0.0, "force": 9.75}}}
         for k in range(12)]
 
@@ -121,6 +122,9 @@ def status_reply(tool=True):
     if tool:
         s["tool"] = dict(TOOL_STATUS, grasped=True, opening=0.02005, force=9.75,
                          command="idle")
+        s["wrench"] = {"force": [1.5, -2, 3], "torque": [0.25, 0, -0.125]}
+    else:  # the collision observer off: the wrench unknown
+        s["wrench"] = {"force": [None, None, None], "torque": [None, None, None]}
     return s
 
 
@@ -263,6 +267,8 @@ def against_fake(armctl, tmp):
         p = run(armctl, sock, "status")
         check(p.returncode == 0 and "tool        gripper: 20.05 mm, 9.75 N, idle, grasped" in
               p.stdout, "armctl status's tool line: %r" % p.stdout)
+        check("wrench         force x 1.50 y -2.00 z 3.00 N, moment x 0.250 y 0.000 z -0.125 N m"
+              in p.stdout, "armctl status's wrench line: %r" % p.stdout)
         p = run(armctl, sock, "info")
         check(p.returncode == 0 and "tool        gripper (servo 15): stroke 20.00 ... 75.00 mm,"
               " speed 50 mm/s (at most 100), force 10 N (at most 20)" in p.stdout,
@@ -271,8 +277,10 @@ def against_fake(armctl, tmp):
         lines = p.stdout.splitlines()
         check(p.returncode == 0 and lines and lines[0] ==
               "t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,pose_x,pose_y,pose_z,pose_qw,pose_qx,pose_qy,"
-              "pose_qz,tool_opening,tool_speed,tool_force,mono,wall"
-              and lines[1].split(",")[6:16] == ["0.3", "0.1", "0.2", "1", "0", "0", "0",
+              "pose_qz,wrench_fx,wrench_fy,wrench_fz,wrench_mx,wrench_my,wrench_mz,tool_opening,"
+              "tool_speed,tool_force,mono,wall"
+              and lines[1].split(",")[6:22] == ["0.3", "0.1", "0.2", "1", "0", "0", "0",
+                                                "1.5", "-2", "3", "0.25", "0", "nan",
                                                 "0.02005", "0", "9.75"],
               "armctl record with a tool: %d %r" % (p.returncode, lines[:2]))
 
@@ -283,9 +291,13 @@ def against_fake(armctl, tmp):
         p = run(armctl, sock, "info")
         check(p.returncode == 0 and "tool        none" in p.stdout, "armctl info without a "
               "tool: %r" % p.stdout)
+        p = run(armctl, sock, "status")
+        check(p.returncode == 0 and "wrench" not in p.stdout,
+              "armctl status with the wrench unknown: %r" % p.stdout)
         p = run(armctl, sock, "record", "-", "--seconds", "0.2", "--rate", "10")
         check(p.stdout.startswith("t,q_j1,q_des_j1,qd_j1,tau_j1,ext_j1,pose_x,pose_y,pose_z,pose_qw,"
-                                    "pose_qx,pose_qy,pose_qz,mono,wall\n"),
+                                    "pose_qx,pose_qy,pose_qz,wrench_fx,wrench_fy,wrench_fz,"
+                                    "wrench_mx,wrench_my,wrench_mz,mono,wall\n"),
               "armctl record without a tool: %r" % p.stdout[:100])
         print("armctl tool, status, info, record show the tool (and say when there is none)")
     finally:

@@ -149,7 +149,7 @@ def main(args):
         rows = list(csv.reader(open(rec_path)))
         check(rows[0][0] == "t" and "q_j1" in rows[0] and "tau_j6" in rows[0] and "q_des_j3" in rows[0],
               "record header: %s" % rows[0])
-        check(len(rows[0]) == 3 + 5 * n + 7 and "pose_qz" in rows[0] and "ext_j2" in rows[0] and rows[0][-2:] == ["mono", "wall"],
+        check(len(rows[0]) == 3 + 5 * n + 7 + 6 and "pose_qz" in rows[0] and "wrench_mz" in rows[0] and "ext_j2" in rows[0] and rows[0][-2:] == ["mono", "wall"],
               "record has %d columns: %s" % (len(rows[0]), rows[0]))
         # the clocks: mono is this machine's CLOCK_MONOTONIC (Python's time.monotonic), wall
         # the realtime clock in ISO 8601 UTC, both of the sample's tick (not when written)

@@ -29,8 +29,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/control.h"
-#include "daemon/lockstep.h"
+#include "tests/daemon/lockstep_rig.h"
 
 #define PUMA_LINE_TOL 0.5e-3 /* the bounds [m] */
 #define OMX_LINE_TOL  1e-3
@@ -39,9 +38,7 @@
 static const char *puma_ini, *omx_ini;
 
 typedef struct {
-    armd_config cfg;
-    lockstep *ls;
-    ctl *c;
+    lockstep_rig *r;
     dyn_model *m; /* the arm's model for the truth's forward kinematics */
     dyn_data *d;
 } sim;
@@ -53,36 +50,23 @@ static sim *S;
 static void sim_open(const char *ini, const char *q0, double shaper_hz)
 {
     S = calloc(1, sizeof *S);
-    cfg_report rep;
-    cfg_report_init(&rep);
-    assert_int_equal(cfg_load(ini, &S->cfg, &rep), 0);
-    cfg_report_free(&rep);
+    S->r = lockstep_rig_load(ini);
     if (shaper_hz > 0) {
-        S->cfg.trajectory.shaper = SHAPE_ZVD;
-        S->cfg.trajectory.shaper_freq = shaper_hz;
+        S->r->cfg.trajectory.shaper = SHAPE_ZVD;
+        S->r->cfg.trajectory.shaper_freq = shaper_hz;
     }
     char *argv[] = {"--q0", (char *)q0};
-    char err[512] = "";
-    S->ls = lockstep_open(&S->cfg, ini, 2, argv, err, sizeof err);
-    if (!S->ls) fail_msg("lockstep_open: %s", err);
-    dyn_model *m = dyn_model_create(&S->cfg.model, NULL, NULL);
-    S->m = dyn_model_create(&S->cfg.model, NULL, NULL);
-    assert_non_null(m);
+    lockstep_rig_start(S->r, ini, 2, argv);
+    S->m = dyn_model_create(&S->r->cfg.model, NULL, NULL);
     assert_non_null(S->m);
     S->d = dyn_data_create(S->m);
-    ctl_error e;
-    S->c = ctl_create(&S->cfg, m, lockstep_driver(S->ls), &e);
-    if (!S->c) fail_msg("ctl_create: %s", e.message);
-    if (lockstep_start(S->ls, S->c, &e)) fail_msg("lockstep_start: %s", e.message);
-    if (ctl_enable(S->c, NULL, &e)) fail_msg("enable: %s", e.message);
 }
 
 static int sim_close(void **state)
 {
     (void)state;
     if (!S) return 0;
-    ctl_free(S->c);
-    lockstep_free(S->ls);
+    lockstep_rig_free(S->r);
     dyn_data_free(S->d);
     dyn_model_free(S->m);
     free(S);
@@ -92,24 +76,19 @@ static int sim_close(void **state)
 
 static ctl_status status(void)
 {
-    ctl_status st;
-    ctl_status_get(S->c, &st);
-    return st;
+    return lockstep_rig_status(S->r);
 }
 
 static void run_until(double t)
 {
-    while (lockstep_time(S->ls) < t) {
-        lockstep_tick(S->ls);
-        ctl_poll(S->c);
-    }
+    lockstep_rig_run_until(S->r, t);
 }
 
 /* The true tool pose now (armsim's q through the model's forward kinematics). */
 static void true_pose(double T[12])
 {
     physics_state truth;
-    lockstep_truth(S->ls, &truth);
+    lockstep_truth(S->r->ls, &truth);
     dyn_fk(S->m, S->d, truth.q, NULL, T);
 }
 
@@ -146,14 +125,14 @@ static line_run run_line(const ctl_linear *req, const double goal[3], bool keep_
     desired_pose(T0);
     ctl_error e = {"", ""};
     line_run r = {0};
-    if (ctl_move_linear(S->c, req, &r.id, &r.duration, NULL, &e))
+    if (ctl_move_linear(S->r->c, req, &r.id, &r.duration, NULL, &e))
         fail_msg("move_linear: %s: %s", e.code, e.message);
     double a[3] = {T0[3], T0[7], T0[11]}, ab[3], L2 = 0;
     for (int i = 0; i < 3; i++) ab[i] = goal[i] - a[i], L2 += ab[i] * ab[i];
-    const double t_end = lockstep_time(S->ls) + r.duration + 1.0;
-    while (lockstep_time(S->ls) < t_end) {
-        lockstep_tick(S->ls);
-        ctl_poll(S->c);
+    const double t_end = lockstep_time(S->r->ls) + r.duration + 1.0;
+    while (lockstep_time(S->r->ls) < t_end) {
+        lockstep_tick(S->r->ls);
+        ctl_poll(S->r->c);
         double T[12], rel[3], s = 0, d2 = 0;
         true_pose(T);
         for (int i = 0; i < 3; i++) rel[i] = T[4 * i + 3] - a[i], s += rel[i] * ab[i];
@@ -177,7 +156,7 @@ static line_run run_line(const ctl_linear *req, const double goal[3], bool keep_
 static void refused(const ctl_linear *req, const char *code, const char *what)
 {
     ctl_error e = {"", ""};
-    int rc = ctl_move_linear(S->c, req, NULL, NULL, NULL, &e);
+    int rc = ctl_move_linear(S->r->c, req, NULL, NULL, NULL, &e);
     print_message("  refused: %s: %s\n", e.code, e.message);
     assert_int_equal(rc, -1);
     assert_string_equal(e.code, code);
@@ -268,17 +247,17 @@ static void puma_refusals(void **st)
     refused(&small, "unreachable", "singularity");
     ctl_error e = {"", ""};
     const double q[6] = {0.2, 0.9, -2.4, 0.1, 0.8, 0.2};
-    if (ctl_move_to(S->c, q, 0, NULL, NULL, NULL, &e)) fail_msg("move_to: %s", e.message);
-    run_until(lockstep_time(S->ls) + 0.3);
+    if (ctl_move_to(S->r->c, q, 0, NULL, NULL, NULL, &e)) fail_msg("move_to: %s", e.message);
+    run_until(lockstep_time(S->r->ls) + 0.3);
     refused(&small, "bad_state", "moving"); /* while the move_to runs */
     /* appended, the line starts where the move_to ends: its goal is that pose + the offset */
     ctl_linear after = small;
     after.append = true;
     uint32_t id;
     double duration;
-    if (ctl_move_linear(S->c, &after, &id, &duration, NULL, &e))
+    if (ctl_move_linear(S->r->c, &after, &id, &duration, NULL, &e))
         fail_msg("appended move_linear: %s: %s", e.code, e.message);
-    run_until(lockstep_time(S->ls) + 8);
+    run_until(lockstep_time(S->r->ls) + 8);
     double Tq[12], T[12];
     dyn_fk(S->m, S->d, q, NULL, Tq);
     desired_pose(T);

@@ -7,7 +7,8 @@
  * would carry for a bare arm on whose tool the environment exerts that same force at c:
  *   f = R_tool^T m g (tool frame),  moment about the tool origin n = c x f,
  *   dyn_rnea(with payload, w = NULL) == dyn_rnea(no payload, w = (f, n)).
- * The opposite sign (w = -(f, n)) must NOT match, so the check can tell the two apart. */
+ * The opposite sign (w = -(f, n)) must NOT match, so the check can tell the two apart.
+ * And dyn_tool_wrench, the estimate of such a wrench from joint torques, gives it back. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,9 +101,89 @@ static void payload_off_origin(void **state)
         for (int k = 0; k < 6; k++) check_arm(n, 0);
 }
 
+/* dyn_tool_wrench inverts the RNEA's wrench: for random arms of 6 and 7 joints in random poses
+ * a random wrench (base frame, about the tool origin) is turned into the tool-frame wrench of
+ * dyn_rnea, the torques it takes (rnea without it minus rnea with it, at rest: J^T F) are given
+ * to dyn_tool_wrench (damping 1e-6), which must give F back to 1e-6 relative (poses whose J is
+ * near-singular, smallest singular value below 1e-2, are skipped by the comparison). Arms of
+ * 3 to 5 joints: the wrench found reproduces the torques (1e-9) and has at most F's norm (the
+ * minimum-norm one). Non-finite torques and a negative damping are refused. */
+static void tool_wrench_inverts_rnea(void **state)
+{
+    (void)state;
+    rng_seed(4242);
+    int compared = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        const int n = 3 + trial % 5;
+        dyn_model_desc d;
+        arm_random(&d, n, -1, 0.3, 1);
+        memset(&d.payload, 0, sizeof d.payload);
+        dyn_model *m = dyn_model_create(&d, NULL, NULL);
+        assert_non_null(m);
+        dyn_data *dd = dyn_data_create(m);
+        double q[8], zero[8] = {0}, T[12], F[6], wt[6], t0[8], t1[8], tau[8], Fe[6];
+        for (int i = 0; i < n; i++) q[i] = rng_uniform(-3, 3);
+        for (int k = 0; k < 6; k++) F[k] = rng_uniform(-20, 20);
+        dyn_fk(m, dd, q, NULL, T);
+        for (int k = 0; k < 3; k++) { /* R^T f, R^T n: the same wrench in tool axes */
+            wt[k] = T[k] * F[0] + T[4 + k] * F[1] + T[8 + k] * F[2];
+            wt[3 + k] = T[k] * F[3] + T[4 + k] * F[4] + T[8 + k] * F[5];
+        }
+        dyn_rnea(m, dd, q, zero, zero, NULL, DYN_ALL, t0);
+        dyn_rnea(m, dd, q, zero, zero, wt, DYN_ALL, t1);
+        for (int i = 0; i < n; i++) tau[i] = t0[i] - t1[i];
+        assert_int_equal(dyn_tool_wrench(m, dd, q, tau, 1e-6, Fe), 0);
+        if (n >= 6) {
+            double J[6 * 8], G[36], smin = INFINITY;
+            dyn_jacobian(m, dd, q, J);
+            for (int r = 0; r < 6; r++) /* J J^T: its smallest eigenvalue is sigma_min^2 */
+                for (int c = 0; c < 6; c++) {
+                    double g = 0;
+                    for (int i = 0; i < n; i++) g += J[r * n + i] * J[c * n + i];
+                    G[r * 6 + c] = g;
+                }
+            double ev[6], V[36];
+            dyn_sym_eigen(6, G, ev, V);
+            for (int k = 0; k < 6; k++) smin = fmin(smin, ev[k]);
+            if (!(sqrt(fmax(smin, 0)) > 1e-2)) goto next;
+            assert_rel(Fe, F, 6, 1e-6, "the wrench back from J^T F");
+            compared++;
+        } else {
+            double te[8], nf = 0, ne = 0, J[6 * 8];
+            dyn_jacobian(m, dd, q, J);
+            for (int i = 0; i < n; i++) {
+                te[i] = 0;
+                for (int r = 0; r < 6; r++) te[i] += J[r * n + i] * Fe[r];
+            }
+            assert_rel(te, tau, n, 1e-9, "J^T of the minimum-norm wrench");
+            for (int k = 0; k < 6; k++) nf += F[k] * F[k], ne += Fe[k] * Fe[k];
+            assert_true(ne <= nf * (1 + 1e-9));
+        }
+    next:
+        dyn_data_free(dd);
+        dyn_model_free(m);
+    }
+    print_message("dyn_tool_wrench: %d full-rank 6- and 7-joint cases compared\n", compared);
+    assert_true(compared >= 80);
+    /* bad input */
+    dyn_model_desc d;
+    arm_random(&d, 6, -1, 0.3, 1);
+    dyn_model *m = dyn_model_create(&d, NULL, NULL);
+    dyn_data *dd = dyn_data_create(m);
+    double q[6] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, tau[6] = {1, 2, 3, 4, 5, NAN}, F[6] = {7};
+    assert_int_equal(dyn_tool_wrench(m, dd, q, tau, 1e-3, F), -1);
+    assert_true(F[0] == 7);
+    tau[5] = 0;
+    assert_int_equal(dyn_tool_wrench(m, dd, q, tau, -1, F), -1);
+    assert_int_equal(dyn_tool_wrench(m, dd, q, tau, 1e-3, F), 0);
+    dyn_data_free(dd);
+    dyn_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(payload_at_tool_origin),
-                                       cmocka_unit_test(payload_off_origin)};
+                                       cmocka_unit_test(payload_off_origin),
+                                       cmocka_unit_test(tool_wrench_inverts_rnea)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

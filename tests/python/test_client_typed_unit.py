@@ -63,6 +63,21 @@ class Replies(unittest.TestCase):
         self.assertEqual((t.pose.position, t.pose.orientation), ((1.0, 2.0, 3.0), (1.0, 0.0, 0.0, 0.0)))
         self.assertIsNone(armd.Telemetry.from_params({"q": [0.0]}).pose)
 
+    def test_wrench(self):
+        """The wrench member: force and torque as sent, null (the observer off) as NaN, short
+        arrays padded, absent as None (an older armd); in status and telemetry alike."""
+        st = armd.Status.from_dict({"wrench": {"force": [1.5, -2, 3], "torque": [0.25, None]}})
+        self.assertIsInstance(st.wrench, armd.Wrench)
+        self.assertEqual(st.wrench.force, (1.5, -2.0, 3.0))
+        self.assertEqual(st.wrench.torque[0], 0.25)
+        self.assertTrue(math.isnan(st.wrench.torque[1]) and math.isnan(st.wrench.torque[2]))
+        self.assertNotIn("wrench", st.extra)
+        self.assertIsNone(armd.Status.from_dict({"state": "holding"}).wrench)
+        t = armd.Telemetry.from_params({"q": [0.0], "wrench": {"force": [None] * 3,
+                                                               "torque": [None] * 3}})
+        self.assertTrue(all(math.isnan(v) for v in t.wrench.force + t.wrench.torque))
+        self.assertIsNone(armd.Telemetry.from_params({"q": [0.0]}).wrench)
+
 
 class Aio(unittest.TestCase):
 

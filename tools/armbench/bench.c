@@ -8,11 +8,11 @@
 
 enum { MAX_REPS = 255 };
 
-const char *const bench_name[NF] = {"inverse dynamics",   "gravity only",
-                                    "mass matrix",        "forward dyn. Cholesky",
-                                    "forward dyn. O(n)",  "Jacobian",
-                                    "collision observer", "forward kin. (tool)",
-                                    "inverse kin. (IK)",  "task rates (qd, qdd)"};
+const char *const bench_name[NF] = {
+    "inverse dynamics",      "gravity only",        "mass matrix",
+    "forward dyn. Cholesky", "forward dyn. O(n)",   "Jacobian",
+    "collision observer",    "forward kin. (tool)", "inverse kin. (IK)",
+    "task rates (qd, qdd)",  "tool wrench"};
 
 static volatile double sink;
 
@@ -92,6 +92,9 @@ static inline void call_once(int f, const dyn_funcs *fs, const dyn_model *m, dyn
         break;
     case F_RATES: /* the full task's 6 rows: the first 6 of qd and qdd as the tool's rates */
         dyn_ik_rates(m, d, qq, NULL, in->qd, in->qdd, in->out, in->out + DYN_MAX_DOF);
+        break;
+    case F_WRENCH: /* tau as the external torques, the observer's damping */
+        dyn_tool_wrench(m, d, qq, in->tau, 1e-3, in->out);
         break;
     default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
         fs->momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);

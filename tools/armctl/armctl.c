@@ -45,8 +45,9 @@ static const armctl_command commands[] = {
      1, 2, cmd_send},
     {"watch", "watch [--rate HZ]", "live table until Ctrl-C", 0, 2, cmd_watch},
     {"record", "record FILE.csv --seconds N [--rate HZ]",
-     "write t, q, q_des, qd, tau, ext per joint (and the\n"
-     "tool's opening, speed, force), mono, wall for N s at\n"
+     "write t, q, q_des, qd, tau, ext per joint, the tool's\n"
+     "pose and wrench (and the tool's opening, speed, force),\n"
+     "mono, wall for N s at\n"
      "HZ (default: the loop rate; FILE - is stdout)",
      3, 5, cmd_record},
     {"gains", "gains [kp=V] [kd=V] [ki=V]",

@@ -71,6 +71,8 @@ void print_joint_table(const arm_info *a, json_t *s, FILE *out);
 void print_tool_line(json_t *s, FILE *out);
 /* The tool pose's line (position [mm], quaternion w x y z) of a status or telemetry object. */
 void print_pose_line(json_t *s, FILE *out);
+/* The wrench line (status or telemetry "wrench"), when it is known. */
+void print_wrench_line(json_t *s, FILE *out);
 /* One line per event notification (state, fault, trajectory_done). */
 void print_event(json_t *m, FILE *out);
 /* A command's result (consumed): the JSON with --json, else human(a, r); returns 0. */

@@ -78,6 +78,17 @@ void print_pose_line(json_t *s, FILE *out)
             vec_at(p, "orientation", 1), vec_at(p, "orientation", 2), vec_at(p, "orientation", 3));
 }
 
+/* The wrench's line of a status or telemetry object ("wrench": force [N], moment [N m] about
+ * the tool origin, base frame); nothing without one or while it is unknown (observer off). */
+void print_wrench_line(json_t *s, FILE *out)
+{
+    json_t *w = json_object_get(s, "wrench");
+    if (!json_is_object(w) || !isfinite(vec_at(w, "force", 0))) return;
+    fprintf(out, "%-14s force x %.2f y %.2f z %.2f N, moment x %.3f y %.3f z %.3f N m\n", "wrench",
+            vec_at(w, "force", 0), vec_at(w, "force", 1), vec_at(w, "force", 2),
+            vec_at(w, "torque", 0), vec_at(w, "torque", 1), vec_at(w, "torque", 2));
+}
+
 /* One row of the loop timing table: p50, p99, max [us]. */
 static void print_timing(const char *label, json_t *t)
 {
@@ -169,6 +180,7 @@ void print_status(const arm_info *a, json_t *s)
     printf("\n");
     print_joint_table(a, s, stdout);
     print_pose_line(s, stdout);
+    print_wrench_line(s, stdout);
     json_t *l = json_object_get(s, "loop");
     printf("\nloop %.0f Hz: %lld ticks, %lld overruns, %lld failed reads, %lld saturations\n",
            num(json_object_get(l, "rate_hz")),

@@ -64,6 +64,7 @@ static bool watch_message(json_t *m, const char *method, void *ctx)
                    json_string_value(json_object_get(p, "state")), num(json_object_get(p, "time")));
             print_joint_table(&w->a, p, stdout);
             print_pose_line(p, stdout);
+            print_wrench_line(p, stdout);
             print_tool_line(p, stdout);
             if (w->last_event[0]) printf("\nlast event: %s", w->last_event);
             if (!w->tty) printf("\n");
@@ -104,6 +105,9 @@ static const char *const record_groups[] = {"q", "q_des", "qd", "tau", "ext"};
 /* The tool pose after the joints' groups, as columns pose_NAME: position [m], quaternion. */
 static const char *const record_pose[] = {"x", "y", "z", "qw", "qx", "qy", "qz"};
 #define N_POSE (int)(sizeof record_pose / sizeof record_pose[0])
+/* Then the wrench at the tool, as columns wrench_NAME: force [N], moment [N m], base frame. */
+static const char *const record_wrench[] = {"fx", "fy", "fz", "mx", "my", "mz"};
+#define N_WRENCH (int)(sizeof record_wrench / sizeof record_wrench[0])
 /* With a tool: its members written after the joints' groups, as columns tool_NAME (SI). */
 static const char *const record_tool[] = {"opening", "speed", "force"};
 #define N_TOOL (int)(sizeof record_tool / sizeof record_tool[0])
@@ -150,6 +154,10 @@ static bool record_message(json_t *m, const char *method, void *ctx)
         for (int k = 0; k < N_POSE; k++)
             fprintf(r->out, ",%.9g",
                     k < 3 ? vec_at(pose, "position", k) : vec_at(pose, "orientation", k - 3));
+        json_t *wrench = json_object_get(p, "wrench");
+        for (int k = 0; k < N_WRENCH; k++)
+            fprintf(r->out, ",%.9g",
+                    k < 3 ? vec_at(wrench, "force", k) : vec_at(wrench, "torque", k - 3));
         for (int k = 0; r->a.has_tool && k < N_TOOL; k++)
             fprintf(r->out, ",%.9g",
                     num(json_object_get(json_object_get(p, "tool"), record_tool[k])));
@@ -165,7 +173,8 @@ static bool record_message(json_t *m, const char *method, void *ctx)
 
 /* record FILE.csv --seconds N [--rate HZ]: t, then q, q_des, qd, tau, ext (the collision
  * observer's external torque) per joint (SI units), the tool pose (x y z [m], quaternion qw qx
- * qy qz), with a tool its opening, speed and force,
+ * qy qz), the wrench at the tool (fx fy fz [N], mx my mz [N m]), with a tool its opening,
+ * speed and force,
  * then mono (CLOCK_MONOTONIC [s]) and wall (ISO 8601 UTC): the clocks to join the recording
  * with other data. */
 int cmd_record(armctl_conn *c, int argc, char **argv)
@@ -197,6 +206,7 @@ int cmd_record(armctl_conn *c, int argc, char **argv)
     for (int g = 0; g < N_GROUPS; g++)
         for (int i = 0; i < r.a.n; i++) fprintf(r.out, ",%s_%s", record_groups[g], r.a.name[i]);
     for (int k = 0; k < N_POSE; k++) fprintf(r.out, ",pose_%s", record_pose[k]);
+    for (int k = 0; k < N_WRENCH; k++) fprintf(r.out, ",wrench_%s", record_wrench[k]);
     for (int k = 0; r.a.has_tool && k < N_TOOL; k++) fprintf(r.out, ",tool_%s", record_tool[k]);
     fprintf(r.out, ",mono,wall\n");
     if (!subscribe(c, rate)) {

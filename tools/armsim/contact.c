@@ -23,6 +23,13 @@ int contact_init(armsim_contact *c, const armsim_options *o, int n, char *err, s
         c->push_to_ns[i] = (uint64_t)llround((p->t + p->duration) * 1e9);
     }
     c->n_push = o->n_push;
+    for (int i = 0; i < o->n_tool_force; i++) {
+        const armsim_tool_force *t = &o->tool_force[i];
+        c->tool_force[i] = *t;
+        c->tf_from_ns[i] = (uint64_t)llround(t->t * 1e9);
+        c->tf_to_ns[i] = (uint64_t)llround((t->t + t->duration) * 1e9);
+    }
+    c->n_tool_force = o->n_tool_force;
     c->wall = o->wall;
     return 0;
 }
@@ -33,6 +40,23 @@ void contact_push_torque(const armsim_contact *c, uint64_t t_ns, double *tau)
     for (int i = 0; i < c->n_push; i++)
         if (t_ns >= c->push_from_ns[i] && t_ns < c->push_to_ns[i])
             tau[c->push[i].joint] += c->push[i].torque;
+}
+
+void contact_tool_force_torque(armsim_contact *c, const dyn_model *m, dyn_data *d, const double *q,
+                               uint64_t t_ns, double *tau)
+{
+    double F[3] = {0, 0, 0};
+    bool any = false;
+    for (int i = 0; i < c->n_tool_force; i++)
+        if (t_ns >= c->tf_from_ns[i] && t_ns < c->tf_to_ns[i]) {
+            for (int k = 0; k < 3; k++) F[k] += c->tool_force[i].f[k];
+            any = true;
+        }
+    if (!any) return;
+    const int n = c->n;
+    dyn_jacobian(m, d, q, c->J);
+    for (int j = 0; j < n; j++)
+        tau[j] += c->J[j] * F[0] + c->J[n + j] * F[1] + c->J[2 * n + j] * F[2];
 }
 
 /* Inertia [kg] of the arm felt by a force along the base-frame direction whose Jacobian row

@@ -5,6 +5,8 @@
  *  - pushes (--push): a constant joint torque [N m|N] on one joint while the step's start time
  *    lies in [T, T + DURATION) (simulated time since start; a stretch of time the physics had to
  *    skip is skipped by the push too);
+ *  - tool forces (--tool-force): a constant force [N], base frame, on the tool point over such
+ *    a window, felt as J^T F;
  *  - a wall (--wall): a one-sided spring-damper on the tool point (the tool frame origin of
  *    dyn_fk) along one axis of the BASE frame. Depth d = side (p[axis] - position) > 0 inside
  *    the wall; force magnitude f = k d + c d' (never pulling into the wall, so f >= 0), directed
@@ -36,6 +38,9 @@ typedef struct {
     int n_push;                          /* entries in push */
     armsim_push push[ARMSIM_MAX_PUSHES]; /* as given, joint checked against n */
     uint64_t push_from_ns[ARMSIM_MAX_PUSHES], push_to_ns[ARMSIM_MAX_PUSHES]; /* [from, to) */
+    int n_tool_force;
+    armsim_tool_force tool_force[ARMSIM_MAX_PUSHES];
+    uint64_t tf_from_ns[ARMSIM_MAX_PUSHES], tf_to_ns[ARMSIM_MAX_PUSHES]; /* [from, to) */
     armsim_wall wall;             /* wall.on false: no wall */
     double J[6 * CFG_MAX_JOINTS]; /* tool Jacobian scratch, 6 x n (physics thread) */
 } armsim_contact;
@@ -48,6 +53,12 @@ int contact_init(armsim_contact *c, const armsim_options *o, int n, char *err, s
  * time since start]: tau[j] = sum of TORQUE over the pushes on j with t_ns in [T, T+DURATION).
  * Joint-side [N m|N]; tau has n entries and is overwritten. */
 void contact_push_torque(const armsim_contact *c, uint64_t t_ns, double *tau);
+
+/* Adds to tau (n entries) the joint torques J^T F of the tool forces acting during the step that
+ * starts at t_ns (their sum F, base frame, at the tool point; J the linear rows of dyn_jacobian
+ * at q), held over the step like the pushes. */
+void contact_tool_force_torque(armsim_contact *c, const dyn_model *m, dyn_data *d, const double *q,
+                               uint64_t t_ns, double *tau);
 
 /* The wall at joint state (q [rad|m], qd [rad/s|m/s]): writes the joint torques J^T F it
  * applies to tau (n entries, overwritten; all 0 outside the wall or without one) and returns

@@ -44,6 +44,7 @@ enum {
     OPT_QUIET,
     OPT_PUSH,
     OPT_WALL,
+    OPT_TOOL_FORCE,
     OPT_OBJECT,
     OPT_SILENT_ID,
     OPT_BRAKE
@@ -152,6 +153,33 @@ static int parse_push(const char *s, armsim_options *o, FILE *err)
     }
     p->joint = (int)joint - 1;
     o->n_push++;
+    return 0;
+}
+
+/* Parses "T,FX,FY,FZ,DURATION" into the next entry of o->tool_force. */
+static int parse_tool_force(const char *s, armsim_options *o, FILE *err)
+{
+    char buf[256], *f[5];
+    if (o->n_tool_force == ARMSIM_MAX_PUSHES) {
+        fprintf(err, "armsim: --tool-force: more than %d tool forces\n", ARMSIM_MAX_PUSHES);
+        return -1;
+    }
+    if (split_fields(s, buf, sizeof buf, f, 5) != 5) {
+        fprintf(err, "armsim: --tool-force: '%s' is not T,FX,FY,FZ,DURATION\n", s);
+        return -1;
+    }
+    armsim_tool_force *t = &o->tool_force[o->n_tool_force];
+    if (parse_field("tool-force", "T", f[0], 0.0, 1e9, &t->t, err) ||
+        parse_field("tool-force", "FX", f[1], -1e6, 1e6, &t->f[0], err) ||
+        parse_field("tool-force", "FY", f[2], -1e6, 1e6, &t->f[1], err) ||
+        parse_field("tool-force", "FZ", f[3], -1e6, 1e6, &t->f[2], err) ||
+        parse_field("tool-force", "DURATION", f[4], 0.0, 1e9, &t->duration, err))
+        return -1;
+    if (t->duration <= 0.0) {
+        fprintf(err, "armsim: --tool-force: DURATION %g must be more than 0 s\n", t->duration);
+        return -1;
+    }
+    o->n_tool_force++;
     return 0;
 }
 
@@ -301,6 +329,7 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"push", required_argument, NULL, OPT_PUSH},
         {"wall", required_argument, NULL, OPT_WALL},
+        {"tool-force", required_argument, NULL, OPT_TOOL_FORCE},
         {"object", required_argument, NULL, OPT_OBJECT},
         {"silent-id", required_argument, NULL, OPT_SILENT_ID},
         {NULL, 0, NULL, 0}};
@@ -424,6 +453,9 @@ int armsim_parse_options(int argc, char **argv, armsim_options *o, FILE *err)
             break;
         case OPT_WALL:
             rc = parse_wall(optarg, o, err);
+            break;
+        case OPT_TOOL_FORCE:
+            rc = parse_tool_force(optarg, o, err);
             break;
         case OPT_OBJECT:
             rc = parse_object(optarg, o, err);

@@ -24,6 +24,13 @@ typedef struct {
     double duration; /* [s], > 0 */
 } armsim_push;
 
+/* --tool-force T,FX,FY,FZ,DURATION: a force on the tool point, base frame, over a window. */
+typedef struct {
+    double t;        /* start, simulated time since start [s] */
+    double f[3];     /* [N], base frame, at the tool frame origin */
+    double duration; /* [s], > 0 */
+} armsim_tool_force;
+
 /* --wall AXIS,POSITION,STIFFNESS: a one-sided spring on the tool point, base frame. */
 typedef struct {
     bool on;
@@ -75,6 +82,8 @@ typedef struct {
     bool quiet;             /* no statistics line on exit */
     int n_push;             /* entries in push */
     armsim_push push[ARMSIM_MAX_PUSHES];
+    int n_tool_force; /* entries in tool_force (up to ARMSIM_MAX_PUSHES) */
+    armsim_tool_force tool_force[ARMSIM_MAX_PUSHES];
     armsim_wall wall;
     armsim_object object;
 } armsim_options;

@@ -160,6 +160,7 @@ static void step_once(physics *p)
     uint64_t t_ns = p->skipped_ns + p->k * p->dt_ns; /* the step's start since t = 0 */
     bool braked = gather_commands(p, p->start_ns + t_ns, p->tau, p->tau_act);
     contact_push_torque(&p->contact, t_ns, p->push);
+    contact_tool_force_torque(&p->contact, p->model, p->data, p->q, t_ns, p->push);
     if (braked)
         hold_step(p, p->push, p->ext, &p->wall_force);
     else if (physics_step(p, p->tau, p->push, p->ext, &p->wall_force) != 0)

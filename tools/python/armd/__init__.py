@@ -32,13 +32,13 @@ from armd.errors import (ERRORS, BadState, Busy, ClientTimeout, ConfigError, Con
                          Restricted, RestartNeeded, Stopping, Timeout, TooManyClients,
                          TrajectoryAborted, UnknownMethod, Unreachable, Unsupported)
 from armd.points import points
-from armd.records import Done, Event, Motion, Pose, Telemetry, ToolResult, ToolState
+from armd.records import Done, Event, Motion, Pose, Telemetry, ToolResult, ToolState, Wrench
 from armd.replies import (Collision, Driver, Info, JointLimits, LoopStats, Progress, Status,
                           Timing, ToolInfo, ToolStatus)
 
 __all__ = [
     "Client", "Subscription", "socket_path", "DEFAULT_SOCKET", "points",
-    "Telemetry", "Event", "Motion", "Done", "Pose", "ToolResult", "ToolState",
+    "Telemetry", "Event", "Motion", "Done", "Pose", "Wrench", "ToolResult", "ToolState",
     "Status", "Info", "Progress", "LoopStats", "Timing", "Collision", "JointLimits", "Driver",
     "ToolStatus", "ToolInfo",
     "Error", "ERRORS", "ParseError", "InvalidRequest", "UnknownMethod", "InvalidParams",

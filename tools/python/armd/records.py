@@ -2,7 +2,7 @@
 tool's state), events, a motion's id and duration, how a trajectory ended, and how a tool command
 ended (the replies of info and status are in armd.replies). SI units, joint vectors in the
 configuration's joint order (rad or m, rad/s or m/s, N m or N, s); the tool in m, m/s and N; the
-tool pose in m and a unit quaternion."""
+tool pose in m and a unit quaternion, the wrench at the tool in N and N m."""
 from __future__ import annotations
 
 import math
@@ -47,6 +47,27 @@ class Pose:
         return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
                 [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
                 [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+
+
+@dataclass(frozen=True)
+class Wrench:
+    """The wrench the environment applies at the tool frame origin, estimated from the collision
+    observer's external torques (F = (J^T)+ ext, damped near singularities): ``force`` (x, y, z)
+    [N] and ``torque`` the moment about the tool origin (x, y, z) [N m], both in the base frame.
+    NaN while the observer is off (``[safety] collision = off``)."""
+
+    force: tuple[float, float, float]
+    torque: tuple[float, float, float]
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "Wrench | None":
+        """The record of a ``wrench`` member; None when there is none (an older armd)."""
+        if not isinstance(d, dict):
+            return None
+        f, t = _floats(d.get("force")), _floats(d.get("torque"))
+        f += [math.nan] * (3 - len(f))
+        t += [math.nan] * (3 - len(t))
+        return cls(force=(f[0], f[1], f[2]), torque=(t[0], t[1], t[2]))
 
 
 @dataclass(frozen=True)
@@ -96,6 +117,7 @@ class Telemetry:
     params: dict[str, Any] = field(repr=False)
     tool: ToolState | None = None  # the tool's state; None without a [tool] section
     pose: Pose | None = None  # the tool frame in the base frame (None from an older armd)
+    wrench: Wrench | None = None  # the wrench at the tool (None from an older armd)
 
     @classmethod
     def from_params(cls, p: dict[str, Any]) -> "Telemetry":
@@ -105,7 +127,8 @@ class Telemetry:
                    tau=_floats(p.get("tau")), tau_meas=_floats(p.get("tau_meas")),
                    q_des=_floats(p.get("q_des")),
                    qd_des=_floats(p.get("qd_des")), ext=_floats(p.get("ext")), params=p,
-                   tool=ToolState.from_dict(p.get("tool")), pose=Pose.from_dict(p.get("pose")))
+                   tool=ToolState.from_dict(p.get("tool")), pose=Pose.from_dict(p.get("pose")),
+                   wrench=Wrench.from_dict(p.get("wrench")))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from armd.records import Pose
+from armd.records import Pose, Wrench
 
 
 def _num(v: Any) -> float:
@@ -204,7 +204,8 @@ class Status(_Reply):
     control law, the measured ``q``, ``qd``, ``tau``, the desired ``q_des``, ``qd_des`` and the
     tracking ``error``, the running ``trajectory`` (None when none runs), ``loop`` statistics,
     ``collision``, the number of ``clients`` connected, the ``tool`` (None without a
-    ``[tool]`` section) and the tool frame's ``pose`` (an :class:`armd.Pose`)."""
+    ``[tool]`` section), the tool frame's ``pose`` (an :class:`armd.Pose`) and the ``wrench``
+    at the tool (an :class:`armd.Wrench`)."""
 
     state: str
     fault: str | None
@@ -224,6 +225,7 @@ class Status(_Reply):
     clients: int
     tool: ToolStatus | None = None
     pose: Pose | None = None  # the tool frame in the base frame (None from an older armd)
+    wrench: Wrench | None = None  # the wrench at the tool (None from an older armd)
     extra: dict[str, Any] = field(default_factory=dict, repr=False)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -239,7 +241,8 @@ class Status(_Reply):
                    loop=LoopStats.from_dict(d.get("loop")),
                    collision=Collision.from_dict(d.get("collision")),
                    clients=_int(d.get("clients")), tool=ToolStatus.from_dict(d.get("tool")),
-                   pose=Pose.from_dict(d.get("pose")), extra=_extra(cls, d), raw=d, **vecs)
+                   pose=Pose.from_dict(d.get("pose")), wrench=Wrench.from_dict(d.get("wrench")),
+                   extra=_extra(cls, d), raw=d, **vecs)
 
 
 @dataclass(frozen=True)
