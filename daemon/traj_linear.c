@@ -328,7 +328,7 @@ int traj_linear_build(traj_plan *p, const traj_limits *lim, const dyn_model *m, 
     traj_limits unshaped = *lim;
     unshaped.shape = (shaper){.n = 1, .a = {1}, .t = {0}};
     int n_pts = (int)ceil(total / TRAJ_LINEAR_STEP - 1e-9);
-    if (n_pts > TRAJ_MAX_POINTS) n_pts = TRAJ_MAX_POINTS;
+    if (n_pts > TRAJ_LINEAR_MAX_POINTS) n_pts = TRAJ_LINEAR_MAX_POINTS;
     if (total / n_pts < lim->period) n_pts = (int)floor(total / lim->period * (1 + 1e-12));
     if (n_pts < 1) n_pts = 1;
     ctl_waypoint *w = calloc((size_t)n_pts, sizeof *w);

@@ -16,9 +16,12 @@
 #include "dynamics/dynamics.h"
 #include "daemon/trajectory.h"
 
-#define TRAJ_LINEAR_STEP     0.01 /* waypoint spacing [s] (longer for moves over 81.92 s) */
-#define TRAJ_LINEAR_PATH_TOL 1e-5 /* the plan's tool path: largest distance from the line [m] */
-#define TRAJ_LINEAR_ROT_TOL  1e-4 /* and from the slerp's orientation [rad] (full task) */
+#define TRAJ_LINEAR_STEP 0.01 /* waypoint spacing [s], longer for moves over 5 s ... */
+/* ... so that there are at most this many: planning runs on the main thread, which must serve
+ * an estop within 20 ms; each waypoint costs an IK solve and its rates (~8 us on a PUMA) */
+#define TRAJ_LINEAR_MAX_POINTS 500
+#define TRAJ_LINEAR_PATH_TOL   1e-5 /* the plan's tool path: largest distance from the line [m] */
+#define TRAJ_LINEAR_ROT_TOL    1e-4 /* and from the slerp's orientation [rad] (full task) */
 /* a plan refused for its joint limits names the singularity when the task Jacobian's smallest
  * singular value came below this along the line (joint rates grow as the tool's over it) */
 #define TRAJ_LINEAR_NEAR_SINGULAR 0.02
