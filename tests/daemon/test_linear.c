@@ -9,7 +9,7 @@
  *    quintic gives (15/8 L / v) and ends within 0.5 mm of the goal;
  *  - the same line with a ZVD input shaper: still within 0.5 mm (the shaper acts on the path
  *    parameter), longer by the shaper's length;
- *  - the OpenManipulator-X at 400 Hz (as shipped): a 0.15 m line sideways at 0.1 m/s within
+ *  - the OpenManipulator-X at 400 Hz (as shipped): a 0.3 m line sideways at 0.25 m/s within
  *    1 mm (position and pitch: its yaw follows the position);
  *  - refusals with their reasons: out of reach (naming the waypoint), a singular start (the
  *    PUMA's wrist at q5 = 0), too fast for the joints ("limits"), an orientation the 4-joint arm
@@ -218,16 +218,18 @@ static void puma_shaped_line_stays_on_it(void **st)
     assert_true(r.rot < ROT_TOL);
 }
 
-/* The OMX as shipped (400 Hz): 0.15 m sideways at 0.1 m/s, within 1 mm. */
+/* The OMX as shipped (400 Hz): 0.3 m sideways at 0.25 m/s (from y = -0.107 m, past the base's
+ * front at 0.19 m, to y = 0.193 m), within 1 mm. */
 static void omx_line_is_followed(void **st)
 {
     (void)st;
-    sim_open(omx_ini, "-0.3,-0.2,0.4,0.6", 0);
+    sim_open(omx_ini, "-0.55,-0.2,0.4,0.6", 0);
     run_until(0.5);
     double T[12];
     desired_pose(T);
-    const ctl_linear side = {.relative = true, .xyz = {0, 0.15, 0}, .speed = 0.1};
-    const double goal[3] = {T[3], T[7] + 0.15, T[11]};
+    const ctl_linear side = {
+        .relative = true, .xyz = {0, 0.3, 0}, .speed = 0.25, .acceleration = 2};
+    const double goal[3] = {T[3], T[7] + 0.3, T[11]};
     line_run r = run_line(&side, goal, false);
     assert_true(r.dist < OMX_LINE_TOL);
     /* an orientation the arm cannot take there: a roll of 0.3 rad */
