@@ -99,8 +99,9 @@ static const char *const joint_keys[] = {"type",
                                          "flex_damping",
                                          NULL};
 
-const char *const cfg_section_names[] = {
-    "arm", "driver", "socket", "realtime", "safety", "trajectory", "joint NAME", "tool NAME", NULL};
+const char *const cfg_section_names[] = {"arm",       "driver",     "socket",    "realtime",
+                                         "safety",    "trajectory", "impedance", "joint NAME",
+                                         "tool NAME", NULL};
 
 /* The keys a (normalised) section accepts. */
 const char *const *cfg_known_keys(const char *section)
@@ -108,8 +109,13 @@ const char *const *cfg_known_keys(const char *section)
     static const struct {
         const char *name;
         const char *const *keys;
-    } t[] = {{"arm", arm_keys},           {"driver", driver_keys}, {"socket", socket_keys},
-             {"realtime", realtime_keys}, {"safety", safety_keys}, {"trajectory", trajectory_keys}};
+    } t[] = {{"arm", arm_keys},
+             {"driver", driver_keys},
+             {"socket", socket_keys},
+             {"realtime", realtime_keys},
+             {"safety", safety_keys},
+             {"trajectory", trajectory_keys},
+             {"impedance", cfg_impedance_keys}};
     if (strncmp(section, "joint ", 6) == 0) return joint_keys;
     if (strncmp(section, "tool ", 5) == 0) return cfg_tool_keys;
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -155,8 +161,6 @@ void cfg_check_unknown_keys(cfg_ctx *c)
 /* [arm]: name, rate, gravity, controller, tool, payload, velocity source. */
 static void apply_arm(cfg_ctx *c, armd_config *cfg)
 {
-    static const char *const controllers[] = {"computed_torque", "pd_gravity", "gravity_comp",
-                                              NULL};
     static const char *const vsources[] = {"device", "differentiate", NULL};
     const char *s = "arm";
     if (!cfg_section_find(c, s)) {
@@ -173,7 +177,7 @@ static void apply_arm(cfg_ctx *c, armd_config *cfg)
     bool rate_ok = cfg_get_num(c, s, "rate_hz", true, R(60, 4000), "Hz", &cfg->rate_hz);
     cfg_get_vec(c, s, "gravity", false, 3, R(-100, 100), "m/s^2", cfg->model.gravity);
     int v;
-    if (cfg_get_enum(c, s, "controller", false, controllers, &v)) cfg->controller = v;
+    if (cfg_get_enum(c, s, "controller", false, cfg_controller_names, &v)) cfg->controller = v;
     cfg_get_vec(c, s, "tool_xyz", false, 3, R(-100, 100), "m", cfg->model.tool_xyz);
     cfg_get_vec(c, s, "tool_rpy", false, 3, R(-100, 100), "rad", cfg->model.tool_rpy);
     cfg_get_num(c, s, "payload_mass", false, R(0, 10000), "kg", &cfg->model.payload.mass);
@@ -408,6 +412,7 @@ void cfg_apply_arm(cfg_ctx *c, armd_config *cfg)
     apply_driver(c, cfg);
     apply_socket(c, cfg);
     apply_rest(c, cfg);
+    cfg_apply_impedance(c, cfg);
     if (!cfg->socket.path[0] && cfg_valid_name(cfg->name))
         snprintf(cfg->socket.path, sizeof(cfg->socket.path), "/run/armd/%s/armd.sock",
                  cfg->name); /* where armd@NAME has it, and armctl --arm NAME looks */

@@ -212,6 +212,12 @@ int cfg_compare(const armd_config *a, const armd_config *b, char *changed, size_
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, linear_acceleration);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, angular_speed);
     DIFF(&live, "trajectory", &a->trajectory, &b->trajectory, angular_acceleration);
+    const cfg_impedance *ia = &a->impedance, *ib = &b->impedance;
+    CHK(&live, "impedance", "translational_stiffness", vec_ne(ia->stiffness, ib->stiffness, 3));
+    CHK(&live, "impedance", "rotational_stiffness",
+        vec_ne(ia->stiffness + 3, ib->stiffness + 3, 3));
+    DIFF_VEC(&live, "impedance", ia, ib, damping_ratio, 6);
+    DIFF_VEC(&live, "impedance", ia, ib, guide_damping, 2);
     /* joints: added, removed, reordered (restart), then key by key by name */
     char sec[CFG_NAME_MAX + 8];
     for (int i = 0; i < a->n_joints; i++)

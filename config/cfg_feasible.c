@@ -2,7 +2,9 @@
  * joint's kp, kd within the sampled loop's stability bounds at [arm] rate_hz, ki > 0 only with
  * i_limit > 0, the damping stop's gain within its bound (D dt < 2 H_jj, H_jj at least the
  * joint's rotor and own link), and [arm] payload_mass within max_payload and, with the arm's own
- * gravity, within every joint's torque limit over the joint ranges. */
+ * gravity, within every joint's torque limit over the joint ranges; with controller =
+ * cartesian_impedance, the [impedance] spring and damper within the sampled loop's bound over
+ * the joint ranges. */
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -52,9 +54,25 @@ void cfg_validate_feasible(cfg_ctx *c, armd_config *cfg)
             cfg_err(c, file, line, s2, "damping", "%s", s2 == sec ? tail(why) : why);
         }
     }
-    if (c->n_errors > 0 || !(cfg->model.payload.mass > 0)) return; /* the model is valid */
-    if (feas_payload(cfg, &cfg->model.payload, NULL, why, sizeof why)) {
+    if (c->n_errors > 0) return; /* the model is valid */
+    if (cfg->model.payload.mass > 0 &&
+        feas_payload(cfg, &cfg->model.payload, NULL, why, sizeof why)) {
         at(c, "arm", "payload_mass", &file, &line);
         cfg_err(c, file, line, "arm", "payload_mass", "%s", why);
+    }
+    if (cfg->controller != CTRL_CARTESIAN_IMPEDANCE) return;
+    if (cfg->n_joints > 6) {
+        at(c, "arm", "controller", &file, &line);
+        cfg_err(c, file, line, "arm", "controller",
+                "cartesian_impedance drives arms of at most 6 joints (this one has %d): the "
+                "posture of a redundant arm's null space is not controlled",
+                cfg->n_joints);
+    } else if (feas_impedance(cfg, &cfg->impedance, &cfg->model.payload, NULL, why, sizeof why)) {
+        const char *key =
+            strstr(why, "rotation") ? "rotational_stiffness" : "translational_stiffness";
+        at(c, "impedance", cfg_entry_find(c, "impedance", key) ? key : "damping_ratio", &file,
+           &line);
+        cfg_err(c, file, line, "impedance",
+                cfg_entry_find(c, "impedance", key) ? key : "damping_ratio", "%s", why);
     }
 }

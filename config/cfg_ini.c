@@ -17,8 +17,8 @@
 
 #include "config/cfg_internal.h"
 
-static const char *const known_sections[] = {"arm",    "driver",     "socket", "realtime",
-                                             "safety", "trajectory", NULL};
+static const char *const known_sections[] = {"arm",    "driver",     "socket",    "realtime",
+                                             "safety", "trajectory", "impedance", NULL};
 
 /* Registers a file name for messages; returns its index (or -1 out of memory). */
 int cfg_ctx_add_file(cfg_ctx *c, const char *name)
@@ -133,7 +133,7 @@ static void section_header(cfg_ctx *c, const char *line, size_t len)
             else
                 cfg_err(c, c->cur_file, c->lineno, inner, NULL,
                         "unknown section (known: arm, driver, socket, realtime, safety, "
-                        "trajectory, joint NAME, tool NAME)");
+                        "trajectory, impedance, joint NAME, tool NAME)");
             return;
         }
         snprintf(norm, sizeof(norm), "%s", inner);

@@ -139,6 +139,9 @@ void cfg_check_unknown_keys(cfg_ctx *c);
 void cfg_validate_model(cfg_ctx *c, armd_config *cfg);
 /* cfg_tool.c: the [tool NAME] section (after the joints: its ID is checked against theirs) */
 extern const char *const cfg_tool_keys[];
+/* cfg_impedance.c: the [impedance] section */
+extern const char *const cfg_impedance_keys[];
+void cfg_apply_impedance(cfg_ctx *c, armd_config *cfg);
 void cfg_apply_tool(cfg_ctx *c, armd_config *cfg);
 /* cfg_feasible.c: gains within the sampled loop's stability bounds, ki with i_limit, the payload
  * within max_payload and the torque limits (feasible.h) */

@@ -43,6 +43,12 @@ static void set_defaults(armd_config *cfg)
     cfg->trajectory.linear_acceleration = 0.5;
     cfg->trajectory.angular_speed = 0.5;
     cfg->trajectory.angular_acceleration = 2.0;
+    for (int i = 0; i < 6; i++) {
+        cfg->impedance.stiffness[i] = i < 3 ? 500 : 10;
+        cfg->impedance.damping_ratio[i] = 0.7;
+    }
+    cfg->impedance.guide_damping[0] = 50;
+    cfg->impedance.guide_damping[1] = 2;
     /* [tool NAME] (present only with the section); speed and force default to min(0.05,
      * velocity) and max_force / 2 (cfg_tool.c) */
     cfg->tool.counts_per_rev = 4096;
@@ -103,20 +109,22 @@ int cfg_load_string(const char *text, const char *name, armd_config *cfg, cfg_re
 const char *const cfg_collision_reaction_names[] = {"stop", "damp", "retract", "float", NULL};
 const char *const cfg_shaper_names[] = {"none", "zv", "zvd", "ei", NULL};
 
-static const char *const controller_names[] = {"computed_torque", "pd_gravity", "gravity_comp"};
+const char *const cfg_controller_names[] = {"computed_torque", "pd_gravity", "gravity_comp",
+                                            "cartesian_impedance", NULL};
+#define N_CONTROLLERS 4
 
-/* "computed_torque", "pd_gravity", "gravity_comp" (or "?" for a bad value). */
+/* The name of cfg_controller_names (or "?" for a bad value). */
 const char *cfg_controller_name(cfg_controller c)
 {
     unsigned i = (unsigned)c;
-    return i < 3 ? controller_names[i] : "?";
+    return i < N_CONTROLLERS ? cfg_controller_names[i] : "?";
 }
 
 /* The controller with that name: 0, or -1 if unknown. */
 int cfg_controller_parse(const char *name, cfg_controller *out)
 {
-    for (int i = 0; name && i < 3; i++)
-        if (strcmp(name, controller_names[i]) == 0) {
+    for (int i = 0; name && i < N_CONTROLLERS; i++)
+        if (strcmp(name, cfg_controller_names[i]) == 0) {
             *out = (cfg_controller)i;
             return 0;
         }

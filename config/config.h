@@ -25,7 +25,8 @@
 typedef enum {
     CTRL_COMPUTED_TORQUE = 0,
     CTRL_PD_GRAVITY = 1,
-    CTRL_GRAVITY_COMP = 2
+    CTRL_GRAVITY_COMP = 2,
+    CTRL_CARTESIAN_IMPEDANCE = 3
 } cfg_controller;
 typedef enum { DRIVER_DXL2 = 0, DRIVER_ARMLINK = 1 } cfg_driver_type;
 typedef enum { ON_FAULT_TORQUE_OFF = 0, ON_FAULT_DAMP = 1 } cfg_on_fault;
@@ -155,6 +156,14 @@ typedef struct {
     double timeout;          /* a tool command not done after this is answered "timeout" [s] */
 } cfg_tool;
 
+/* [impedance]: the cartesian_impedance law's spring and damper at the tool frame origin, per
+ * base-frame axis x, y, z, then rotation about x, y, z (daemon/impedance.c). */
+typedef struct {
+    double stiffness[6];     /* [N/m] x 3 (translational_stiffness), [N m/rad] x 3 (rotational) */
+    double damping_ratio[6]; /* of each axis against the task inertia Lambda_ii [1] */
+    double guide_damping[2]; /* a free axis's (stiffness 0) damper: [N s/m], [N m s/rad] */
+} cfg_impedance;
+
 typedef struct {
     char source[CFG_PATH_MAX]; /* main file loaded */
     char name[CFG_NAME_MAX];   /* [arm] name */
@@ -177,6 +186,7 @@ typedef struct {
     cfg_realtime realtime;
     cfg_safety safety;
     cfg_trajectory trajectory;
+    cfg_impedance impedance;
     int n_joints;
     cfg_joint joint[CFG_MAX_JOINTS];
     cfg_tool tool;        /* [tool NAME], present or not */
@@ -236,6 +246,8 @@ extern const char *const cfg_section_names[];
  * or "tool NAME": the tool's), or NULL
  * for a section the loader does not know. */
 const char *const *cfg_known_keys(const char *section);
+/* The [arm] controller values by cfg_controller, NULL-terminated. */
+extern const char *const cfg_controller_names[];
 /* The [safety] collision_reaction values by cfg_collision_reaction, NULL-terminated. */
 extern const char *const cfg_collision_reaction_names[];
 /* The [trajectory] shaper values by cfg_shaper, NULL-terminated. */

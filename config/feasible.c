@@ -197,6 +197,36 @@ static int check_pose(const armd_config *cfg, const dyn_model *with, const dyn_m
     return 0;
 }
 
+int feas_grid_visit(const armd_config *cfg, int (*visit)(void *ctx, const double *q), void *ctx)
+{
+    grid_axis g[CFG_MAX_JOINTS];
+    if (!grid_axes(cfg, g)) return 0;
+    int n = cfg->n_joints, idx[CFG_MAX_JOINTS] = {0};
+    double p[CFG_MAX_JOINTS];
+    for (;;) {
+        for (int j = 0; j < n; j++) p[j] = g[j].v[idx[j]];
+        if (visit(ctx, p)) return -1;
+        int j = 0;
+        while (j < n && ++idx[j] == g[j].n) idx[j++] = 0;
+        if (j == n) return 0;
+    }
+}
+
+/* feas_payload's grid visit: check_pose away from the present pose. */
+typedef struct {
+    const armd_config *cfg;
+    const dyn_model *with, *bare;
+    dyn_data *d;
+    char *why;
+    size_t len;
+} payload_ctx;
+
+static int payload_visit(void *ctx, const double *q)
+{
+    payload_ctx *p = ctx;
+    return check_pose(p->cfg, p->with, p->bare, p->d, q, false, p->why, p->len);
+}
+
 int feas_payload(const armd_config *cfg, const dyn_payload *payload, const double *q, char *why,
                  size_t len)
 {
@@ -208,7 +238,6 @@ int feas_payload(const armd_config *cfg, const dyn_payload *payload, const doubl
     desc.payload = *payload;
     dyn_model *with = dyn_model_create(&desc, NULL, NULL);
     dyn_data *d = with ? dyn_data_create(with) : NULL;
-    grid_axis g[CFG_MAX_JOINTS];
     if (!bare || !with || !d) goto out; /* an invalid model: its own validation says why */
     if (q && check_pose(cfg, with, bare, d, q, true, why, len)) {
         rc = -1;
@@ -220,19 +249,8 @@ int feas_payload(const armd_config *cfg, const dyn_payload *payload, const doubl
         rc = -1;
         goto out;
     }
-    if (!grid_axes(cfg, g)) goto out;
-    int n = cfg->n_joints, idx[CFG_MAX_JOINTS] = {0};
-    double p[CFG_MAX_JOINTS];
-    for (;;) {
-        for (int j = 0; j < n; j++) p[j] = g[j].v[idx[j]];
-        if (check_pose(cfg, with, bare, d, p, false, why, len)) {
-            rc = -1;
-            break;
-        }
-        int j = 0;
-        while (j < n && ++idx[j] == g[j].n) idx[j++] = 0;
-        if (j == n) break;
-    }
+    payload_ctx pc = {cfg, with, bare, d, why, len};
+    rc = feas_grid_visit(cfg, payload_visit, &pc);
 out:
     dyn_data_free(d);
     dyn_model_free(with);

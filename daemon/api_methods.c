@@ -362,8 +362,8 @@ static int m_controller_set(api_ctx *x, json_t *params, json_t **result, api_err
     cfg_controller law;
     if (!json_is_string(name) || cfg_controller_parse(json_string_value(name), &law) != 0)
         return api_fail(e, "invalid_params",
-                        "params.name: expected \"computed_torque\", \"pd_gravity\" or "
-                        "\"gravity_comp\"");
+                        "params.name: expected \"computed_torque\", \"pd_gravity\", "
+                        "\"gravity_comp\" or \"cartesian_impedance\"");
     char what[64];
     snprintf(what, sizeof what, "controller.set %s", cfg_controller_name(law));
     ctl_error ce = {{0}, {0}};

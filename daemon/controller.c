@@ -6,6 +6,8 @@
  */
 #include "daemon/controller.h"
 
+#include "daemon/impedance.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +37,7 @@ void law_params_from_config(law_params *p, const armd_config *cfg)
     }
     p->safety = cfg->safety;
     p->trajectory = cfg->trajectory;
+    p->impedance = cfg->impedance;
     p->velocity_source = cfg->velocity_source;
     p->velocity_filter_hz = cfg->velocity_filter_hz;
     p->coulomb_velocity = cfg->coulomb_velocity;
@@ -108,6 +111,9 @@ void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, con
         dy->f->gravity(dy->m, dy->d, q, tau);
         for (int j = 0; j < n; j++)
             tau[j] += p->kp[j] * e[j] + p->kd[j] * (qd_des[j] - qd[j]) + p->ki[j] * s->integral[j];
+        break;
+    case CTRL_CARTESIAN_IMPEDANCE:
+        law_impedance(p, dy, q, qd, q_des, qd_des, qdd_des, dt, tau);
         break;
     case CTRL_GRAVITY_COMP:
     default:

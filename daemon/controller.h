@@ -25,6 +25,7 @@ typedef struct {
     double collision_threshold[CFG_MAX_JOINTS], collision_band[CFG_MAX_JOINTS];
     cfg_safety safety;
     cfg_trajectory trajectory;
+    cfg_impedance impedance; /* cartesian_impedance's spring and damper per task axis */
     cfg_velocity_source velocity_source;
     double velocity_filter_hz;
     cfg_coulomb_velocity coulomb_velocity; /* computed torque's Coulomb term ... */
@@ -59,7 +60,8 @@ void law_reset(law_state *s, int n); /* integral and previous torque to zero */
  *                    model's friction at qd; with viscous_velocity = desired, viscous qd_des in
  *                    place of viscous qd;
  *   pd_gravity:      tau = Kp e + Kd (qd_des - qd) + Ki I + G(q);
- *   gravity_comp:    tau = G(q) + friction(qd). */
+ *   gravity_comp:    tau = G(q) + friction(qd);
+ *   cartesian_impedance: a spring and a damper at the tool (impedance.h, law_impedance). */
 void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,
                  const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
                  double dt, law_state *s, double *tau);

@@ -202,10 +202,15 @@ void host_dyn_free(loop_dyn *d);
  * 0, or -1 with err (nothing made). */
 int host_change_build(ctl *c, const settings_change *ch, char *changed, size_t len, ctl_error *err);
 /* ----------------------------------------------------------------------------- physical.c */
+/* The cartesian_impedance law's spring and damper imp on cfg's arm with payload, at the present
+ * measured pose and over the joint ranges (config/feasible.h feas_impedance), and the arm at
+ * most 6 joints: 0, or -1 with why. */
+int host_impedance_feasible(ctl *c, const armd_config *cfg, const cfg_impedance *imp,
+                            const dyn_payload *payload, char *why, size_t len);
 /* Change ch, made into the law's parameters next (NULL: unchanged) and the payload it leaves in
  * use, against the arm (physical.c's header): 0, or -1 with err naming the joint and the
  * numbers ("invalid_params": a gain past a bound; "bad_state": a change of character while
- * moving; "infeasible": the payload). */
+ * moving; "infeasible": the payload or the impedance). */
 int host_change_feasible(ctl *c, const settings_change *ch, const law_params *next,
                          const dyn_payload *payload, ctl_error *err);
 /* Plan pl's inverse dynamics (RNEA with gravity, armature, friction and the payload in use)

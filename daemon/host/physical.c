@@ -3,7 +3,9 @@
  * (config/feasible.h): every joint's gains within the sampled loop's stability bounds and ki
  * only with i_limit; while the arm moves, no change of the law's character; the payload within
  * [arm] max_payload and, with the arm's own gravity, within every joint's torque limit at the
- * present measured pose and over the joint ranges; a plan whose inverse dynamics exceed a
+ * present measured pose and over the joint ranges; the cartesian_impedance law's spring and
+ * damper within the sampled loop's bound (and, while moving, no spring turned on or off or
+ * changed by more than a factor of 2); a plan whose inverse dynamics exceed a
  * joint's torque limit somewhere along it. Main thread only.
  */
 #include <math.h>
@@ -16,7 +18,7 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
                          const dyn_payload *payload, ctl_error *err)
 {
     const armd_config *cfg = ch->kind == CHANGE_RELOAD ? ch->cand : &c->cfg;
-    char why[240];
+    char why[512];
     ctl_status st;
     ctl_status_get(c, &st);
     if (next) {
@@ -40,6 +42,26 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
             }
         }
     }
+    if (next && next->law == CTRL_CARTESIAN_IMPEDANCE) {
+        if (host_impedance_feasible(c, cfg, &next->impedance, payload, why, sizeof why)) {
+            ctl_error_set(err, "infeasible", "[impedance] %s", why);
+            return -1;
+        }
+        const law_params *now = &c->set->p;
+        for (int i = 0; st.state == CTL_MOVING && now->law == next->law && i < 6; i++) {
+            double a = now->impedance.stiffness[i], b = next->impedance.stiffness[i];
+            if ((a == 0) != (b == 0) || (a != 0 && !(b <= 2 * a && b >= 0.5 * a))) {
+                ctl_error_set(err, "bad_state",
+                              "[impedance] stiffness %g -> %g on axis %d (x, y, z, rx, ry, rz) "
+                              "%s: refused while the arm is moving; let the trajectory end or "
+                              "cancel it first",
+                              a, b, i,
+                              (a == 0) != (b == 0) ? "turns a spring on or off"
+                                                   : "is more than a factor of 2");
+                return -1;
+            }
+        }
+    }
     if (ch->kind == CHANGE_PAYLOAD || (ch->kind == CHANGE_RELOAD && payload->mass > 0)) {
         if (feas_payload(cfg, payload, st.q, why, sizeof why)) {
             ctl_error_set(err, "infeasible", "%s", why);
@@ -47,6 +69,18 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
         }
     }
     return 0;
+}
+
+int host_impedance_feasible(ctl *c, const armd_config *cfg, const cfg_impedance *imp,
+                            const dyn_payload *payload, char *why, size_t len)
+{
+    ctl_status st;
+    ctl_status_get(c, &st);
+    if (cfg->n_joints > 6) {
+        snprintf(why, len, "drives arms of at most 6 joints (this one has %d)", cfg->n_joints);
+        return -1;
+    }
+    return feas_impedance(cfg, imp, payload, st.q, why, len);
 }
 
 /* Samples of a plan checked: every PLAN_STEP_S, at most PLAN_SAMPLES_MAX (a longer plan more

@@ -86,8 +86,14 @@ int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_e
     int rc = -1;
     ctl_status st;
     ctl_status_get(c, &st);
-    if (law != CTRL_COMPUTED_TORQUE && law != CTRL_PD_GRAVITY && law != CTRL_GRAVITY_COMP) {
+    char why[400];
+    if (law != CTRL_COMPUTED_TORQUE && law != CTRL_PD_GRAVITY && law != CTRL_GRAVITY_COMP &&
+        law != CTRL_CARTESIAN_IMPEDANCE) {
         ctl_error_set(err, "invalid_params", "unknown controller %d", (int)law);
+    } else if (law == CTRL_CARTESIAN_IMPEDANCE && law != st.controller &&
+               host_impedance_feasible(c, &c->cfg, &c->set->p.impedance, &c->payload, why,
+                                       sizeof why)) {
+        ctl_error_set(err, "infeasible", "cartesian_impedance: %s", why);
     } else if (st.state == CTL_MOVING && law != st.controller) {
         /* another law is the largest change of character (config/feasible.h) */
         ctl_error_set(err, "bad_state",

@@ -180,10 +180,73 @@ static void tool_wrench_inverts_rnea(void **state)
     dyn_model_free(m);
 }
 
+/* dyn_task_inertia against the physics it names: the tool's acceleration under a unit force
+ * along axis i at rest, without gravity, is column i of A = J H^-1 J^T, here from the O(n)
+ * forward dynamics (ABA) of tau = J^T e_i; light_i = 1 / A_ii, and lambda_i = (A^-1)_ii from A's
+ * eigen-decomposition (6 joints, well conditioned), or light_i with fewer joints. */
+static void task_inertia_is_khatibs(void **state)
+{
+    (void)state;
+    rng_seed(777);
+    int full = 0;
+    for (int trial = 0; trial < 200; trial++) {
+        const int n = 3 + trial % 4;
+        dyn_model_desc d;
+        arm_random(&d, n, -1, 0.3, 1);
+        dyn_model *m = dyn_model_create(&d, NULL, NULL);
+        assert_non_null(m);
+        dyn_data *dd = dyn_data_create(m);
+        double q[8], zero[8] = {0}, J[6 * 8], lam[6], light[6], A[36], qdd[8], tau[8];
+        for (int i = 0; i < n; i++) q[i] = rng_uniform(-3, 3);
+        assert_int_equal(dyn_task_inertia(m, dd, q, J, lam, light), 0);
+        for (int c = 0; c < 6; c++) {
+            for (int i = 0; i < n; i++) tau[i] = J[c * n + i];
+            assert_int_equal(dyn_forward_aba(m, dd, q, zero, tau, NULL, DYN_ARMATURE, qdd), 0);
+            for (int r = 0; r < 6; r++) {
+                double a = 0;
+                for (int i = 0; i < n; i++) a += J[r * n + i] * qdd[i];
+                A[r * 6 + c] = a;
+            }
+        }
+        for (int i = 0; i < 6; i++) {
+            double want = A[i * 6 + i] > 1e-9 ? 1 / A[i * 6 + i] : 0;
+            if (!(fabs(light[i] - want) <= 1e-6 * fmax(1, want)))
+                fail_msg("n %d axis %d: light %.9g, 1 / A_ii %.9g", n, i, light[i], want);
+            assert_true(lam[i] >= light[i] * (1 - 1e-9));
+        }
+        if (n == 6) {
+            double ev[6], V[36], wmin = INFINITY, wmax = 0;
+            dyn_sym_eigen(6, A, ev, V);
+            for (int k = 0; k < 6; k++) wmin = fmin(wmin, ev[k]), wmax = fmax(wmax, ev[k]);
+            if (wmin > 1e-6 * wmax) {
+                for (int i = 0; i < 6; i++) {
+                    double inv = 0;
+                    for (int k = 0; k < 6; k++) inv += V[i * 6 + k] * V[i * 6 + k] / ev[k];
+                    if (!(fabs(lam[i] - inv) <= 1e-5 * inv))
+                        fail_msg("axis %d: lambda %.9g, (A^-1)_ii %.9g", i, lam[i], inv);
+                }
+                full++;
+            }
+        }
+        dyn_data_free(dd);
+        dyn_model_free(m);
+    }
+    print_message("dyn_task_inertia: %d well-conditioned 6-joint cases compared\n", full);
+    assert_true(full >= 20);
+    double q[6] = {0, 0, 0, 0, 0, NAN}, J[36], lam[6], light[6];
+    dyn_model_desc d;
+    arm_random(&d, 6, -1, 0.3, 1);
+    dyn_model *m = dyn_model_create(&d, NULL, NULL);
+    dyn_data *dd = dyn_data_create(m);
+    assert_int_equal(dyn_task_inertia(m, dd, q, J, lam, light), -1);
+    dyn_data_free(dd);
+    dyn_model_free(m);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(payload_at_tool_origin),
-                                       cmocka_unit_test(payload_off_origin),
-                                       cmocka_unit_test(tool_wrench_inverts_rnea)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(payload_at_tool_origin), cmocka_unit_test(payload_off_origin),
+        cmocka_unit_test(tool_wrench_inverts_rnea), cmocka_unit_test(task_inertia_is_khatibs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

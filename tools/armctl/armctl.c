@@ -54,7 +54,8 @@ static const armctl_command commands[] = {
      "show gains, or set them (V: one number or V1,V2,..,Vn)", 0, 3, cmd_gains},
     {"controller", "controller NAME",
      "switch the control law (disabled or holding):\n"
-     "computed_torque | pd_gravity | gravity_comp",
+     "computed_torque | pd_gravity | gravity_comp |\n"
+     "cartesian_impedance",
      1, 1, cmd_controller},
     {"reload", "reload", "reload the INI file (like SIGHUP)", 0, 0, NULL},
     {"wait", "wait done|STATE [--timeout S]",

@@ -199,7 +199,7 @@ int cmd_controller(armctl_conn *c, int argc, char **argv)
     cfg_controller law;
     if (argc != 1 || cfg_controller_parse(argv[0], &law) != 0)
         return usage_error("controller: '%s' is not a control law (computed_torque, pd_gravity, "
-                           "gravity_comp)",
+                           "gravity_comp, cartesian_impedance)",
                            argc ? argv[0] : "");
     json_t *r = call(c, "controller.set", json_pack("{s:s}", "name", argv[0]));
     return r ? print_result(NULL, r, print_controller) : 1;
