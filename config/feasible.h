@@ -69,14 +69,14 @@ int feas_payload(const armd_config *cfg, const dyn_payload *payload, const doubl
  * the quarter turns exceed it) until it returns non-zero: -1 then, else 0. */
 int feas_grid_visit(const armd_config *cfg, int (*visit)(void *ctx, const double *q), void *ctx);
 
-/* The cartesian_impedance law's spring and damper per task axis against the sampled loop at
- * period dt = 1 / rate_hz, at the present pose q (NULL: none) and over feas_grid_visit's grid.
- * Per axis i with stiffness K > 0, at each pose: Lambda_ii and the light mass m_i of
- * dyn_task_inertia, the damping the law applies D = min(2 zeta sqrt(K Lambda_ii), m_i / dt) (the
- * cap keeps D dt / m below the sampled loop's bound of 2 where Lambda_ii grows near a
- * singularity), and the bound of feas_gains_stable for the mass m_i: K dt < 2 D. The mass for the
- * law is the arm's (with payload). 0, or -1 with why ("[impedance] ... at q = ...").
- * imp: the candidate block. */
+/* The cartesian_impedance law's spring and damper against the sampled loop at period dt =
+ * 1 / rate_hz, at the present pose q (NULL: none) and over feas_grid_visit's grid. The modes
+ * of the spring K = diag(stiffness) against the task inertia Lambda have omega^2 the
+ * eigenvalues of K^1/2 A K^1/2 (A = Lambda^-1 of dyn_task_inertia, known at every pose); the
+ * law damps each with a ratio between the smallest and the largest configured zeta (of the
+ * stiff axes), so feas_gains_stable's bounds for kp = omega^2, kd = 2 zeta omega become
+ * omega dt < 4 zeta_min and zeta_max omega dt < 1, for the fastest mode. The mass is the arm's
+ * with payload. 0, or -1 with why ("AXIS: the spring's fastest mode ... at q = ..."). */
 int feas_impedance(const armd_config *cfg, const cfg_impedance *imp, const dyn_payload *payload,
                    const double *q, char *why, size_t len);
 

@@ -20,35 +20,45 @@ typedef struct {
     size_t len;
 } imp_ctx;
 
-/* One pose: every stiff axis's K dt < 2 D with D as the law computes it (feasible.h). */
+/* One pose: the fastest mode of the spring against the task inertia within the bounds. */
 static int imp_visit(void *ctx, const double *q)
 {
     imp_ctx *x = ctx;
-    double J[6 * DYN_MAX_DOF], lam[6], light[6];
-    if (dyn_task_inertia(x->m, x->d, q, J, lam, light) != 0) return 0; /* H singular: no law */
+    double J[6 * DYN_MAX_DOF], A[36], Lambda[36], M[36], w[6], V[36], s[6];
+    if (dyn_task_inertia(x->m, x->d, q, J, A, Lambda) < 0) return 0; /* H singular: no law */
+    double z_lo = INFINITY, z_hi = 0;
     for (int i = 0; i < 6; i++) {
-        double K = x->imp->stiffness[i], z = x->imp->damping_ratio[i];
-        if (!(K > 0) || !(light[i] > 0)) continue;
-        double D = fmin(2 * z * sqrt(K * lam[i]), light[i] / x->dt); /* law_impedance_damping */
-        if (K * x->dt < 2 * D) continue;
-        const char *u = i < 3 ? "N/m" : "N m/rad", *mu = i < 3 ? "kg" : "kg m^2";
-        char where[200] = "at the present pose";
-        if (!x->present) {
-            snprintf(where, sizeof where, "at q =");
-            for (int k = 0; k < x->n; k++)
-                snprintf(where + strlen(where), sizeof where - strlen(where), " %.4g", q[k]);
-            snprintf(where + strlen(where), sizeof where - strlen(where),
-                     " (within the joint ranges)");
-        }
-        snprintf(x->why, x->len,
-                 "%s: stiffness %g %s with damping ratio %g is past the sampled loop's bound %s: "
-                 "the tool's inertia along it is %.4g %s (at least %.4g %s), damping D = %.4g, "
-                 "and K dt = %.4g must be below 2 D = %.4g; lower the stiffness, raise the "
-                 "damping ratio or the loop rate",
-                 axis_name[i], K, u, z, where, lam[i], mu, light[i], mu, D, K * x->dt, 2 * D);
-        return -1;
+        s[i] = sqrt(x->imp->stiffness[i]);
+        if (!(x->imp->stiffness[i] > 0)) continue;
+        z_lo = fmin(z_lo, x->imp->damping_ratio[i]);
+        z_hi = fmax(z_hi, x->imp->damping_ratio[i]);
     }
-    return 0;
+    if (isinf(z_lo)) return 0; /* no spring at all: only the capped guide damping */
+    for (int i = 0; i < 36; i++) M[i] = s[i / 6] * A[i] * s[i % 6]; /* S A S: omega^2 */
+    dyn_sym_eigen(6, M, w, V);
+    int k = 0;
+    for (int i = 1; i < 6; i++)
+        if (w[i] > w[k]) k = i;
+    const double omega = sqrt(fmax(w[k], 0)), wdt = omega * x->dt;
+    if (z_hi * wdt < 1 && wdt < 4 * z_lo) return 0;
+    int axis = 0; /* the axis the mode moves most (in spring-weighted coordinates) */
+    for (int i = 1; i < 6; i++)
+        if (fabs(V[i * 6 + k]) > fabs(V[axis * 6 + k])) axis = i;
+    char where[200] = "at the present pose";
+    if (!x->present) {
+        snprintf(where, sizeof where, "at q =");
+        for (int j = 0; j < x->n; j++)
+            snprintf(where + strlen(where), sizeof where - strlen(where), " %.4g", q[j]);
+        snprintf(where + strlen(where), sizeof where - strlen(where), " (within the joint ranges)");
+    }
+    snprintf(x->why, x->len,
+             "%s: the spring's fastest mode against the tool's inertia, mostly %s, has omega = "
+             "%.4g rad/s %s; the sampled loop needs omega dt = %.4g below 4 x the smallest "
+             "damping ratio (%g) and below 1 / the largest (%g): lower the stiffness (%g %s "
+             "there), raise the damping ratio or the loop rate",
+             axis_name[axis], axis_name[axis], omega, where, wdt, z_lo, z_hi,
+             x->imp->stiffness[axis], axis < 3 ? "N/m" : "N m/rad");
+    return -1;
 }
 
 int feas_impedance(const armd_config *cfg, const cfg_impedance *imp, const dyn_payload *payload,

@@ -203,15 +203,16 @@ void dyn_jacobian(const dyn_model *m, dyn_data *d, const double *q, double *J);
 int dyn_tool_wrench(const dyn_model *m, dyn_data *d, const double *q, const double *tau,
                     double damping, double F[6]);
 
-/* The operational-space (task) inertia at q, Lambda = (J H^-1 J^T)^-1 (Khatib 1987), per
- * base-frame axis x, y, z [kg] and rotation about x, y, z [kg m^2], H with armature:
- * lambda[i] = Lambda_ii where J H^-1 J^T is invertible (6 or more joints, away from a
- * singularity), else 1 / (J H^-1 J^T)_ii; light[i] = 1 / (J H^-1 J^T)_ii, the mass felt by a
- * force along axis i alone, a lower bound of lambda[i]. 0 on an axis the tool cannot move along.
- * J receives the tool Jacobian (6 x n, dyn_jacobian). Returns 0, or -1 for non-finite q or a
- * singular H. Scratch: d's mass-matrix buffer; no allocation. (task_inertia.c) */
-int dyn_task_inertia(const dyn_model *m, dyn_data *d, const double *q, double *J, double lambda[6],
-                     double light[6]);
+/* The operational-space (task) inertia at q (Khatib 1987), base-frame axes x, y, z [m], then
+ * rotation about x, y, z [rad]; H with armature: A = J H^-1 J^T (6 x 6 row-major, the inverse
+ * task inertia: the tool's acceleration under a unit force or moment at rest, without gravity)
+ * and Lambda = A^-1 [kg, kg m, kg m^2]. 1 / A_ii is the mass a force along axis i alone meets
+ * (a lower bound of Lambda_ii). J receives the tool Jacobian (6 x n, dyn_jacobian). Returns 0
+ * with Lambda; 1 where A is singular (fewer than 6 joints, or at a singularity: Lambda zero);
+ * -1 for non-finite q or a singular H. Scratch: d's mass-matrix buffer; no allocation.
+ * (task_inertia.c) */
+int dyn_task_inertia(const dyn_model *m, dyn_data *d, const double *q, double *J, double A[36],
+                     double Lambda[36]);
 
 /* ---------------------------------------------------------------- inverse kinematics (ik.c) */
 

@@ -25,7 +25,7 @@ static const char usage[] =
     "                  the PUMA 560: simulated seconds per wall second\n"
     "  --examples DIR  the example configurations (default: the source tree's, else the\n"
     "                  installed ones)\n"
-    "  --calls F N     N calls of row F (0 inverse dynamics .. 10 tool wrench) on the\n"
+    "  --calls F N     N calls of row F (0 inverse dynamics .. 11 task inertia) on the\n"
     "                  PUMA 560 without timing, for valgrind --tool=callgrind; --generated:\n"
     "                  of its generated code (the example configuration's model)\n";
 

@@ -12,7 +12,7 @@ const char *const bench_name[NF] = {
     "inverse dynamics",      "gravity only",        "mass matrix",
     "forward dyn. Cholesky", "forward dyn. O(n)",   "Jacobian",
     "collision observer",    "forward kin. (tool)", "inverse kin. (IK)",
-    "task rates (qd, qdd)",  "tool wrench"};
+    "task rates (qd, qdd)",  "tool wrench",         "task inertia"};
 
 static volatile double sink;
 
@@ -95,6 +95,10 @@ static inline void call_once(int f, const dyn_funcs *fs, const dyn_model *m, dyn
         break;
     case F_WRENCH: /* tau as the external torques, the observer's damping */
         dyn_tool_wrench(m, d, qq, in->tau, 1e-3, in->out);
+        break;
+    case F_TASK: /* J, A, Lambda */
+        dyn_task_inertia(m, d, qq, in->out, in->out + 6 * DYN_MAX_DOF,
+                         in->out + 6 * DYN_MAX_DOF + 36);
         break;
     default: /* the model terms of one observer step (daemon/collision.c): H qd, C^T qd, G, f */
         fs->momentum(m, d, qq, in->qd, DYN_ARMATURE, in->out, in->out + DYN_MAX_DOF);

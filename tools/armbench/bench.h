@@ -16,8 +16,23 @@
  * start 0.05 rad (or m) off per joint, as a path step would give it; F_RATES one dyn_ik_rates of
  * a full-pose task velocity and acceleration (qd and qdd: a waypoint of move_linear); F_WRENCH
  * one dyn_tool_wrench (the wrench at the tool from external torques, every tick with the
- * collision observer on). */
-enum { F_RNEA, F_GRAV, F_MASS, F_CHOL, F_ABA, F_JAC, F_OBS, F_FK, F_IK, F_RATES, F_WRENCH, NF };
+ * collision observer on); F_TASK one dyn_task_inertia (the tool Jacobian, A = J H^-1 J^T and
+ * Lambda = A^-1: what the cartesian_impedance law computes every tick before its damper). */
+enum {
+    F_RNEA,
+    F_GRAV,
+    F_MASS,
+    F_CHOL,
+    F_ABA,
+    F_JAC,
+    F_OBS,
+    F_FK,
+    F_IK,
+    F_RATES,
+    F_WRENCH,
+    F_TASK,
+    NF
+};
 extern const char *const bench_name[NF];
 
 /* ns per call of row f through table fs on model m (median of reps repetitions of ~20 us;
