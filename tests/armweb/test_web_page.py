@@ -42,6 +42,8 @@ DOM_SUMMARY = """(() => {
     state: document.getElementById('state').textContent,
     pose: JSON.parse(document.getElementById('pose').dataset.position || '[]'),
     poseText: document.getElementById('pose').textContent,
+    wrench: JSON.parse(document.getElementById('wrench').dataset.force || 'null'),
+    wrenchText: document.getElementById('wrench').textContent,
     link: document.getElementById('link').textContent,
     joints: cards.map((c) => ({
       name: c.dataset.joint, points: +c.dataset.points,
@@ -108,6 +110,11 @@ def check_holding_page(br, c, web):
           < 1e-3 and dom["poseText"].endswith(" mm"),
           "the page shows the tool at %s (%r), armd at %s" % (dom["pose"], dom["poseText"],
                                                               st["pose"]["position"]))
+    force = st["wrench"]["force"]  # null numbers: the example runs without the observer
+    check(dom["wrench"] == force and dom["wrenchText"] == "-" if force[0] is None else
+          dom["wrench"] is not None and dom["wrenchText"].endswith(" N"),
+          "the page shows the force at the tool as %s (%r), armd %s" % (dom["wrench"],
+                                                                        dom["wrenchText"], force))
     for k, j in enumerate(dom["joints"]):
         check(abs(j["q"] - st["q"][k]) < 2e-3, "%s: the page shows q = %.5f, armd %.5f" %
               (j["name"], j["q"], st["q"][k]))

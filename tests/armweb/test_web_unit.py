@@ -189,6 +189,12 @@ def test_fanout():
         data = await slow.take(0.1)
         check(data.count(b"event: telemetry") == 5 and b'"time":[39.0,' in data,
               "the slow browser did not keep the newest 5 batches")
+        fo.add_sample({"time": 50, "q": [1], "q_des": [1], "tau": [0],
+                       "wrench": {"force": [1.23456, -2, None], "torque": [0, 0.5, 0]}})
+        fo.flush()
+        batch = json.loads((await fast.take(0.1)).split(b"data: ", 1)[1])
+        check(batch.get("wrench") == {"force": [1.235, -2, None], "torque": [0, 0.5, 0]},
+              "the batch's wrench: %s" % batch.get("wrench"))
         for k in range(20):
             fo.add_sample({"time": k})
         check(len(fo.batch) == 8, "the batch grew to %d (limit 8)" % len(fo.batch))

@@ -218,6 +218,7 @@ function onTelemetry(b) {
     page.joints.forEach((j, i) => setReadout(j, b.q[last][i], b.q_des[last][i], b.tau[last][i]));
     if (page.tool && b.tool_opening) setToolReadout(b.tool_opening[last], b.tool_force[last]);
     if (b.pose) setPose(b.pose);
+    if (b.wrench) setWrench(b.wrench);
     setState(b.state);
     page.dirty = true;
   }
@@ -250,6 +251,17 @@ function setPose(pose) {
     : "-";
   e.dataset.position = JSON.stringify(p);
   e.dataset.orientation = JSON.stringify(pose.orientation || []);
+}
+
+// The force at the tool in the header, in N (x y z in the base frame; "-" while armd's collision
+// observer is off and the numbers are null); force and torque [N, N m] in data-force and
+// data-torque.
+function setWrench(w) {
+  const e = $("wrench"), f = w.force || [];
+  const ok = f.length === 3 && f.every((v) => typeof v === "number");
+  e.textContent = ok ? `x ${fmt(f[0], 1)}  y ${fmt(f[1], 1)}  z ${fmt(f[2], 1)} N` : "-";
+  e.dataset.force = JSON.stringify(f);
+  e.dataset.torque = JSON.stringify(w.torque || []);
 }
 
 // ------------------------------------------------------------------------ state and status

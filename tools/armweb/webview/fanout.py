@@ -121,7 +121,8 @@ class Fanout:
         """Offers the gathered batch as one `telemetry` event, column-wise: time[k], state of
         the last sample, q[k][n], q_des[k][n], tau[k][n] (rad / m, N m / N), and with a tool
         tool_opening[k] (m) and tool_force[k] (N); pose, the last sample's tool frame (position
-        [m], orientation as a unit quaternion w x y z)."""
+        [m], orientation as a unit quaternion w x y z); wrench, the last sample's wrench at the
+        tool (force [N], torque [N m], base frame; null numbers while the observer is off)."""
         if not self.batch:
             return
         s = self.batch
@@ -137,6 +138,10 @@ class Fanout:
         if isinstance(pose, dict):  # the tool frame of the last sample (the page's readout)
             batch["pose"] = {"position": _rounded(pose.get("position"), 6),
                              "orientation": _rounded(pose.get("orientation"), 6)}
+        wrench = s[-1].get("wrench")
+        if isinstance(wrench, dict):  # the wrench at the tool of the last sample (readout)
+            batch["wrench"] = {"force": _rounded(wrench.get("force"), 3),
+                               "torque": _rounded(wrench.get("torque"), 3)}
         if isinstance(s[-1].get("tool"), dict):
             tools = [x.get("tool") if isinstance(x.get("tool"), dict) else {} for x in s]
             batch["tool_opening"] = [_rounded(t.get("opening"), 6) for t in tools]
