@@ -52,12 +52,11 @@ static int imp_visit(void *ctx, const double *q)
         snprintf(where + strlen(where), sizeof where - strlen(where), " (within the joint ranges)");
     }
     snprintf(x->why, x->len,
-             "%s: the spring's fastest mode against the tool's inertia, mostly %s, has omega = "
-             "%.4g rad/s %s; the sampled loop needs omega dt = %.4g below 4 x the smallest "
-             "damping ratio (%g) and below 1 / the largest (%g): lower the stiffness (%g %s "
-             "there), raise the damping ratio or the loop rate",
-             axis_name[axis], axis_name[axis], omega, where, wdt, z_lo, z_hi,
-             x->imp->stiffness[axis], axis < 3 ? "N/m" : "N m/rad");
+             "%s: the spring's fastest mode has omega = %.4g rad/s %s: omega dt = %.3g must be "
+             "below 4 x the least damping ratio (%g) and 1 / the largest (%g); lower the "
+             "stiffness (%g %s), raise the damping ratio or rate_hz",
+             axis_name[axis], omega, where, wdt, z_lo, z_hi, x->imp->stiffness[axis],
+             axis < 3 ? "N/m" : "N m/rad");
     return -1;
 }
 

@@ -235,6 +235,9 @@ int api_m_payload_estimate(api_ctx *x, json_t *params, json_t **result, api_err 
 /* ----------------------------------------------------------------------- api_linear.c */
 /* move_linear (see armd-api(7)); its answer is a trajectory's, built by api_methods.c. */
 int api_m_move_linear(api_ctx *x, json_t *params, json_t **result, api_err *e);
+/* api_impedance.c */
+int api_m_impedance_get(api_ctx *x, json_t *params, json_t **result, api_err *e);
+int api_m_impedance_set(api_ctx *x, json_t *params, json_t **result, api_err *e);
 json_t *api_build_traj(api_client *cl, const ctl_result *res);
 
 /* ------------------------------------------------------------------------- api_tool.c */

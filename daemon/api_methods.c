@@ -476,6 +476,8 @@ static const struct {
     {"gains.get", m_gains_get, NULL, false},
     {"gains.set", m_gains_set, NULL, false},
     {"controller.set", m_controller_set, NULL, false},
+    {"impedance.get", api_m_impedance_get, NULL, false},
+    {"impedance.set", api_m_impedance_set, NULL, false},
     {"reload", m_reload, NULL, false},
     {"sim.run", m_sim_run, NULL, false},
     {"subscribe", m_subscribe, NULL, false},

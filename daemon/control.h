@@ -146,6 +146,19 @@ int ctl_move_linear(ctl *c, const ctl_linear *req, uint32_t *id, double *duratio
 int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
                   const ctl_reply_to *to, ctl_error *err);
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki);
+
+/* The cartesian_impedance law's spring and damper ([impedance]) in use, and their replacement
+ * between two ticks: each value finite within the config loader's bounds (below), then, when
+ * the law in use is cartesian_impedance, the sampled loop's bound at the present pose and over
+ * the joint ranges ("infeasible") and, while the arm moves, no spring turned on or off or
+ * changed by more than a factor of 2 ("bad_state"). Any state. The INI file stays the source of
+ * truth at reload. */
+#define CTL_STIFFNESS_MAX     1e6 /* N/m */
+#define CTL_ROT_STIFFNESS_MAX 1e5 /* N m/rad */
+#define CTL_DAMPING_RATIO_MAX 10.0
+#define CTL_GUIDE_DAMPING_MAX 1e5 /* N s/m, N m s/rad */
+void ctl_impedance_get(ctl *c, cfg_impedance *out);
+int ctl_impedance_set(ctl *c, const cfg_impedance *imp, const ctl_reply_to *to, ctl_error *err);
 /* Switch control law; allowed while disabled or holding. */
 int ctl_controller_set(ctl *c, cfg_controller law, const ctl_reply_to *to, ctl_error *err);
 

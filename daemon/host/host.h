@@ -43,13 +43,14 @@ typedef struct ctl_pending ctl_pending;
 typedef bool (*host_done_fn)(ctl *c, ctl_pending *p);
 
 /* A settings change waiting for its turn, or in the loop (settings.c, answers.c). */
-typedef enum { CHANGE_GAINS, CHANGE_PAYLOAD, CHANGE_RELOAD } change_kind;
+typedef enum { CHANGE_GAINS, CHANGE_PAYLOAD, CHANGE_RELOAD, CHANGE_IMPEDANCE } change_kind;
 typedef struct {
     change_kind kind;
     double v[3][CFG_MAX_JOINTS]; /* CHANGE_GAINS: kp, kd, ki ... */
     bool has[3];                 /* ... where given */
     dyn_payload payload;         /* CHANGE_PAYLOAD */
     armd_config *cand;           /* CHANGE_RELOAD: the configuration loaded (malloc'd) */
+    cfg_impedance imp;           /* CHANGE_IMPEDANCE: the whole block */
 } settings_change;
 
 /* An answer owed to a caller. */

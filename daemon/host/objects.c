@@ -142,7 +142,8 @@ static int check_reload(ctl *c, const armd_config *cand, char *changed, size_t l
     return 0;
 }
 
-/* New settings: a copy of what runs with ch's gains, or (a reload) the candidate's. */
+/* New settings: a copy of what runs with ch's gains or impedance, or (a reload) the
+ * candidate's. */
 static loop_settings *settings_for(ctl *c, const settings_change *ch)
 {
     loop_settings *s = malloc(sizeof *s);
@@ -153,6 +154,10 @@ static loop_settings *settings_for(ctl *c, const settings_change *ch)
         return s;
     }
     *s = *c->set;
+    if (ch->kind == CHANGE_IMPEDANCE) {
+        s->p.impedance = ch->imp;
+        return s;
+    }
     for (int j = 0; j < c->n; j++) {
         if (ch->has[0]) s->p.kp[j] = ch->v[0][j];
         if (ch->has[1]) s->p.kd[j] = ch->v[1][j];

@@ -68,6 +68,37 @@ out:
     return host_reply_finish(c, to, &w, rc, err);
 }
 
+int ctl_impedance_set(ctl *c, const cfg_impedance *imp, const ctl_reply_to *to, ctl_error *err)
+{
+    host_waiter w;
+    ctl_reply_to self;
+    int rc = -1;
+    for (int i = 0; i < 6; i++) {
+        const double kmax = i < 3 ? CTL_STIFFNESS_MAX : CTL_ROT_STIFFNESS_MAX;
+        if (!(imp->stiffness[i] >= 0 && imp->stiffness[i] <= kmax && imp->damping_ratio[i] >= 0 &&
+              imp->damping_ratio[i] <= CTL_DAMPING_RATIO_MAX && imp->guide_damping[i / 3] >= 0 &&
+              imp->guide_damping[i / 3] <= CTL_GUIDE_DAMPING_MAX)) {
+            ctl_error_set(err, "invalid_params",
+                          "impedance axis %d: stiffness %g (0 to %g), damping ratio %g (0 to "
+                          "%g), guide damping %g (0 to %g), all finite",
+                          i, imp->stiffness[i], kmax, imp->damping_ratio[i], CTL_DAMPING_RATIO_MAX,
+                          imp->guide_damping[i / 3], CTL_GUIDE_DAMPING_MAX);
+            goto out;
+        }
+    }
+    settings_change *ch = new_change(CHANGE_IMPEDANCE, err);
+    if (!ch) goto out;
+    ch->imp = *imp;
+    rc = queue_change(c, ch, host_reply_target(to, &w, &self), err);
+out:
+    return host_reply_finish(c, to, &w, rc, err);
+}
+
+void ctl_impedance_get(ctl *c, cfg_impedance *out)
+{
+    *out = c->set->p.impedance;
+}
+
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
 {
     const law_params *p = &c->set->p;

@@ -205,6 +205,24 @@ int ctl_gains_set(ctl *c, const double *kp, const double *kd, const double *ki,
     return fake_answer_later(c, to, 0, NULL, NULL, NULL);
 }
 
+int ctl_impedance_set(ctl *c, const cfg_impedance *imp, const ctl_reply_to *to, ctl_error *err)
+{
+    (void)err;
+    for (int i = 0; i < 6; i++) {
+        if (!(imp->stiffness[i] >= 0 && imp->stiffness[i] <= CTL_STIFFNESS_MAX))
+            violation("a stiffness", imp->stiffness[i]);
+        if (!(imp->damping_ratio[i] >= 0 && imp->damping_ratio[i] <= CTL_DAMPING_RATIO_MAX))
+            violation("a damping ratio", imp->damping_ratio[i]);
+    }
+    c->impedance = *imp;
+    return fake_answer_later(c, to, 0, NULL, NULL, NULL);
+}
+
+void ctl_impedance_get(ctl *c, cfg_impedance *out)
+{
+    *out = c->impedance;
+}
+
 void ctl_gains_get(ctl *c, double *kp, double *kd, double *ki)
 {
     memcpy(kp, c->kp, sizeof c->kp);

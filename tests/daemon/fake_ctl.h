@@ -34,6 +34,7 @@ struct ctl {
     double last_q0[CFG_MAX_JOINTS];
     ctl_linear last_linear; /* the last move_linear handed over */
     double kp[CFG_MAX_JOINTS], kd[CFG_MAX_JOINTS], ki[CFG_MAX_JOINTS];
+    cfg_impedance impedance; /* the last impedance.set handed over */
     uint64_t events;
     int stats_resets, estops, commands;
     fake_answer answers[CTL_MAX_PENDING];

@@ -13,7 +13,9 @@
  *  - hand-guiding: with z free (stiffness 0), a 10 N push for 0.3 s moves the tool along z
  *    while x and y stay within 2 mm, and once it ends guide_damping slows the tool to under 5 %
  *    of its speed;
- *  - a reload that would take the spring past the sampled loop's bound is refused, naming it.
+ *  - a reload or an impedance.set that would take the spring past the sampled loop's bound is
+ *    refused, naming it; one within is taken; while the arm moves, a spring more than doubled
+ *    is refused ("bad_state").
  *
  * usage: test_daemon_impedance PUMA560.ini
  */
@@ -255,7 +257,7 @@ static void free_axis_guides(void **st)
     assert_int_equal(lockstep_rig_status(S->r).state, CTL_HOLDING);
 }
 
-static void unstable_reload_refused(void **st)
+static void unstable_change_refused(void **st)
 {
     (void)st;
     sim_load(2000, 2000, 0.7);
@@ -273,7 +275,31 @@ static void unstable_reload_refused(void **st)
     assert_string_equal(err.code, "infeasible");
     assert_non_null(strstr(err.message, "[impedance] z: the spring's fastest mode"));
     free(cand);
-    lockstep_rig_run_until(S->r, 1);
+    /* the same through impedance.set; then a change within the bound is taken */
+    cfg_impedance m;
+    ctl_impedance_get(S->r->c, &m);
+    m.stiffness[2] = 1e6;
+    m.damping_ratio[2] = 0.01;
+    assert_int_not_equal(ctl_impedance_set(S->r->c, &m, NULL, &err), 0);
+    assert_string_equal(err.code, "infeasible");
+    m.stiffness[2] = 3000;
+    m.damping_ratio[2] = 0.7;
+    if (ctl_impedance_set(S->r->c, &m, NULL, &err)) fail_msg("%s: %s", err.code, err.message);
+    ctl_impedance_get(S->r->c, &m);
+    assert_float_equal(m.stiffness[2], 3000, 0);
+    /* while the arm moves, no spring more than doubled */
+    const ctl_linear down = {.relative = true, .xyz = {0, 0, -0.05}, .speed = 0.05};
+    uint32_t id;
+    double duration;
+    if (ctl_move_linear(S->r->c, &down, &id, &duration, NULL, &err))
+        fail_msg("move_linear: %s: %s", err.code, err.message);
+    lockstep_rig_run_until(S->r, lockstep_time(S->r->ls) + 0.3);
+    assert_int_equal(lockstep_rig_status(S->r).state, CTL_MOVING);
+    m.stiffness[0] = 5000;
+    assert_int_not_equal(ctl_impedance_set(S->r->c, &m, NULL, &err), 0);
+    print_message("  while moving: %s: %s\n", err.code, err.message);
+    assert_string_equal(err.code, "bad_state");
+    lockstep_rig_run_until(S->r, lockstep_time(S->r->ls) + duration + 1);
     assert_int_equal(lockstep_rig_status(S->r).state, CTL_HOLDING);
 }
 
@@ -288,7 +314,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(wall_force_is_stiffness_times_penetration, sim_close),
         cmocka_unit_test_teardown(step_response_damping_ratio, sim_close),
         cmocka_unit_test_teardown(free_axis_guides, sim_close),
-        cmocka_unit_test_teardown(unstable_reload_refused, sim_close),
+        cmocka_unit_test_teardown(unstable_change_refused, sim_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
