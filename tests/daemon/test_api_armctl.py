@@ -176,6 +176,14 @@ def main(args):
         g = json.loads(armctl(rig, "--json", "gains").stdout)
         check(g["kp"] == [300.0] * n and g["kd"] == [30.0] * n, "gains not applied: %s" % g)
         armctl(rig, "gains", "kp=1,2", expect=1)  # wrong count: the daemon's error
+        # impedance: one number for the axes, one per axis; shown; the daemon's bounds
+        out = armctl(rig, "impedance", "translational=800",
+                     "damping=0.5,0.5,0.6,0.7,0.7,0.7").stdout
+        check("800" in out and "0.6" in out and "N/m" in out, "impedance output: %s" % out)
+        m = json.loads(armctl(rig, "--json", "impedance").stdout)
+        check(m["translational_stiffness"] == [800.0] * 3 and m["damping_ratio"][2] == 0.6,
+              "impedance not applied: %s" % m)
+        armctl(rig, "impedance", "rotational=-1", expect=1)
         # payload: set, shown, kept by a reload, cleared; bad input is a usage error (2) or
         # the daemon's (1)
         out = armctl(rig, "payload", "set", "1.5", "0", "0", "0.1").stdout

@@ -157,11 +157,15 @@ class Framing(unittest.TestCase):
                                   "controller": "pd_gravity"})
             p.reply(p.request(), {"controller": "gravity_comp"})
             p.reply(p.request(), {"id": 8, "duration": 1.0})
+            p.reply(p.request(), {"translational_stiffness": [800] * 3,
+                                  "controller": "cartesian_impedance"})
         with FakeArmd(script) as srv, armd.Client(srv.path, timeout=5) as c:
             self.assertEqual(c.move_to([0.5, -1], duration=2), armd.Motion(7, 2.0))
             self.assertEqual(c.gains(kp=5, kd=[1, 2])["controller"], "pd_gravity")
             self.assertEqual(c.controller("gravity_comp"), "gravity_comp")
             c.trajectory([(1, [0, 0]), {"t": 2, "q": [1, 1], "qd": [0, 0]}], mode="append")
+            self.assertEqual(c.impedance(translational=800, damping=[0.5] * 6)["controller"],
+                             "cartesian_impedance")
         r = srv.peer.requests
         self.assertEqual(r[0]["method"], "subscribe")
         self.assertEqual(r[1]["params"], {"q": [0.5, -1.0], "duration": 2.0})
@@ -170,6 +174,8 @@ class Framing(unittest.TestCase):
         self.assertEqual(r[3]["params"], {"name": "gravity_comp"})
         self.assertEqual(r[4]["params"], {"mode": "append", "points": [
             {"t": 1.0, "q": [0.0, 0.0]}, {"t": 2.0, "q": [1.0, 1.0], "qd": [0.0, 0.0]}]})
+        self.assertEqual(r[5], {"id": 6, "method": "impedance.set", "params": {
+            "translational_stiffness": 800.0, "damping_ratio": [0.5] * 6}})
 
     def test_payload_methods(self):
         """payload(), payload_set() with and without com/inertia, payload_clear() and

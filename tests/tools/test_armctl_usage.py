@@ -102,6 +102,8 @@ USAGE_ERRORS = [
     (["controller", "bogus"], ["'bogus'", "computed_torque", "pd_gravity", "gravity_comp"]),
     (["gains", "kq=1"], ["'kq=1'", "kp=V"]),
     (["gains", "kp=x"], ["'x'", "number"]),
+    (["impedance", "stiff=3"], ["'stiff=3'", "translational=V", "guide=V"]),
+    (["impedance", "damping=0.5,x"], ["'x'", "number"]),
     (["payload", "bogus"], ["'bogus'", "show", "estimate"]),
     (["collision", "bogus"], ["'bogus'", "calibrate"]),
     (["watch", "--bogus"], ["'--bogus'", "--rate"]),

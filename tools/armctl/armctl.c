@@ -52,6 +52,10 @@ static const armctl_command commands[] = {
      3, 5, cmd_record},
     {"gains", "gains [kp=V] [kd=V] [ki=V]",
      "show gains, or set them (V: one number or V1,V2,..,Vn)", 0, 3, cmd_gains},
+    {"impedance", "impedance [translational=V] [rotational=V] [damping=V] [guide=V,V]",
+     "show the cartesian_impedance spring and damper, or set\n"
+     "them (V: one number or one per axis)",
+     0, 4, cmd_impedance},
     {"controller", "controller NAME",
      "switch the control law (disabled or holding):\n"
      "computed_torque | pd_gravity | gravity_comp |\n"

@@ -81,6 +81,7 @@ int print_result(const arm_info *a, json_t *r, void (*human)(const arm_info *a, 
 void print_status(const arm_info *a, json_t *s);
 void print_info(const arm_info *a, json_t *info);
 void print_gains(const arm_info *a, json_t *r);
+void print_impedance(const arm_info *a, json_t *r);
 void print_trajectory(const arm_info *a, json_t *r);
 void print_controller(const arm_info *a, json_t *r);
 
@@ -106,6 +107,7 @@ int cmd_move_linear(armctl_conn *c, int argc, char **argv);
 int cmd_send(armctl_conn *c, int argc, char **argv);
 int cmd_gains(armctl_conn *c, int argc, char **argv);
 int cmd_controller(armctl_conn *c, int argc, char **argv);
+int cmd_impedance(armctl_conn *c, int argc, char **argv);
 int cmd_wait(armctl_conn *c, int argc, char **argv);
 int cmd_watch(armctl_conn *c, int argc, char **argv);
 int cmd_record(armctl_conn *c, int argc, char **argv);

@@ -142,14 +142,27 @@ int cmd_send(armctl_conn *c, int argc, char **argv)
     return r ? print_result(NULL, r, print_trajectory) : 1;
 }
 
-/* Adds one "kp=V" / "kd=V1,..,Vn" / "ki=.." argument to the gains.set params p: 0, or the
- * usage exit status. */
-static int add_gain(json_t *p, const char *arg)
+/* Adds one "NAME=V" / "NAME=V1,..,Vn" argument of command cmd to the params p, NAME one of
+ * names[] (NULL-terminated) and the param its entry of params[]: 0, or the usage exit status. */
+static int add_keyed(json_t *p, const char *cmd, const char *arg, const char *const *names,
+                     const char *const *params)
 {
     const char *eq = strchr(arg, '=');
-    if (!eq || (strncmp(arg, "kp=", 3) && strncmp(arg, "kd=", 3) && strncmp(arg, "ki=", 3)))
-        return usage_error("gains: '%s': expected kp=V, kd=V or ki=V", arg);
-    char key[3] = {arg[0], arg[1], 0};
+    int k = -1;
+    for (int i = 0; eq && names[i]; i++)
+        if (strlen(names[i]) == (size_t)(eq - arg) && strncmp(arg, names[i], eq - arg) == 0) k = i;
+    if (k < 0) {
+        char expected[200] = "";
+        for (int i = 0; names[i]; i++)
+            snprintf(expected + strlen(expected), sizeof expected - strlen(expected), "%s%s=V",
+                     i == 0         ? ""
+                     : names[i + 1] ? ", "
+                                    : " or ",
+                     names[i]);
+        char msg[400];
+        snprintf(msg, sizeof msg, "%s: '%s': expected %s", cmd, arg, expected);
+        return usage_error("%s", msg);
+    }
     json_t *vals = json_array();
     char buf[4096], *tok, *save = NULL;
     snprintf(buf, sizeof buf, "%s", eq + 1);
@@ -157,33 +170,44 @@ static int add_gain(json_t *p, const char *arg)
         double v;
         if (!parse_double(tok, &v)) {
             json_decref(vals);
-            return usage_error("gains: '%s' is not a number", tok);
+            char msg[300];
+            snprintf(msg, sizeof msg, "%s: '%s' is not a number", cmd, tok);
+            return usage_error("%s", msg);
         }
         json_array_append_new(vals, json_real(v));
     }
     if (json_array_size(vals) == 1) {
-        json_object_set(p, key, json_array_get(vals, 0));
+        json_object_set(p, params[k], json_array_get(vals, 0));
         json_decref(vals);
     } else {
-        json_object_set_new(p, key, vals);
+        json_object_set_new(p, params[k], vals);
     }
     return 0;
+}
+
+/* The params of a "NAME=V ..." command line (NULL: no arguments, *bad 0), or NULL with *bad the
+ * usage exit status. */
+static json_t *keyed_params(const char *cmd, int argc, char **argv, const char *const *names,
+                            const char *const *params, int *bad)
+{
+    *bad = 0;
+    if (argc == 0) return NULL;
+    json_t *p = json_object();
+    for (int i = 0; i < argc && !*bad; i++) *bad = add_keyed(p, cmd, argv[i], names, params);
+    if (*bad) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
 }
 
 /* gains [kp=V kd=V ki=V] with V one number or V1,..,Vn: shows or sets the gains. */
 int cmd_gains(armctl_conn *c, int argc, char **argv)
 {
-    json_t *p = NULL; /* gains.set's params, parsed before anything is sent */
-    if (argc > 0) {
-        p = json_object();
-        for (int i = 0; i < argc; i++) {
-            int bad = add_gain(p, argv[i]);
-            if (bad) {
-                json_decref(p);
-                return bad;
-            }
-        }
-    }
+    static const char *const names[] = {"kp", "kd", "ki", NULL};
+    int bad;
+    json_t *p = keyed_params("gains", argc, argv, names, names, &bad); /* before anything */
+    if (bad) return bad;
     arm_info a;
     if (get_info(c, &a, NULL)) {
         json_decref(p);
@@ -191,6 +215,20 @@ int cmd_gains(armctl_conn *c, int argc, char **argv)
     }
     json_t *r = p ? call(c, "gains.set", p) : call(c, "gains.get", NULL);
     return r ? print_result(&a, r, print_gains) : 1;
+}
+
+/* impedance [translational=V] [rotational=V] [damping=V] [guide=V,V]: shows or sets the
+ * cartesian_impedance law's spring and damper. */
+int cmd_impedance(armctl_conn *c, int argc, char **argv)
+{
+    static const char *const names[] = {"translational", "rotational", "damping", "guide", NULL};
+    static const char *const params[] = {"translational_stiffness", "rotational_stiffness",
+                                         "damping_ratio", "guide_damping", NULL};
+    int bad;
+    json_t *p = keyed_params("impedance", argc, argv, names, params, &bad);
+    if (bad) return bad;
+    json_t *r = p ? call(c, "impedance.set", p) : call(c, "impedance.get", NULL);
+    return r ? print_result(NULL, r, print_impedance) : 1;
 }
 
 /* controller NAME: switches the control law. */

@@ -242,6 +242,25 @@ void print_gains(const arm_info *a, json_t *r)
            "N m/(rad s))\n");
 }
 
+void print_impedance(const arm_info *a, json_t *r)
+{
+    (void)a;
+    static const struct {
+        const char *key, *label, *unit;
+    } rows[] = {{"translational_stiffness", "stiffness x y z", "N/m"},
+                {"rotational_stiffness", "stiffness rx ry rz", "N m/rad"},
+                {"damping_ratio", "damping ratio", "x y z rx ry rz"},
+                {"guide_damping", "guide damping", "N s/m, N m s/rad (free axes)"}};
+    printf("controller %s\n", json_string_value(json_object_get(r, "controller")));
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        json_t *v = json_object_get(r, rows[k].key);
+        printf("%-20s", rows[k].label);
+        for (size_t i = 0; i < json_array_size(v); i++)
+            printf(" %10.4g", json_number_value(json_array_get(v, i)));
+        printf("  %s\n", rows[k].unit);
+    }
+}
+
 void run_gnuplot(const char *prefix, const char *gp, const char *png, const char *dat)
 {
     char cmd[1100];

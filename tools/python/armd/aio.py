@@ -420,6 +420,19 @@ class Client:
             k: number(v, k) if isinstance(v, numbers.Real) else vector(v, k)
             for k, v in given.items()})
 
+    async def impedance(self, *, translational: Any = None, rotational: Any = None,
+                        damping: Any = None, guide: Any = None) -> dict[str, Any]:
+        """As :meth:`armd.Client.impedance`."""
+        given = {k: v for k, v in (("translational_stiffness", translational),
+                                   ("rotational_stiffness", rotational),
+                                   ("damping_ratio", damping), ("guide_damping", guide))
+                 if v is not None}
+        if not given:
+            return await self.call("impedance.get")
+        return await self.call("impedance.set", {
+            k: number(v, k) if isinstance(v, numbers.Real) else vector(v, k)
+            for k, v in given.items()})
+
     async def controller(self, name: str | None = None) -> str:
         """As :meth:`armd.Client.controller`."""
         if name is None:

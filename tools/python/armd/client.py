@@ -482,9 +482,28 @@ class Client:
                   for k, v in given.items()}
         return self.call("gains.set", params)
 
+    def impedance(self, *, translational: Any = None, rotational: Any = None,
+                  damping: Any = None, guide: Any = None) -> dict[str, Any]:
+        """The ``cartesian_impedance`` law's spring and damper ``{translational_stiffness[3],
+        rotational_stiffness[3], damping_ratio[6], guide_damping[2], controller}``; with
+        translational (N/m) or rotational (N m/rad) stiffness (one number or x, y, z), damping
+        (the damping ratio: one number or six) or guide (the free axes' damping, two numbers)
+        sets those first (``impedance.set``; past the sampled loop's bound raises
+        :class:`armd.Error` with code ``infeasible``)."""
+        given = {k: v for k, v in (("translational_stiffness", translational),
+                                   ("rotational_stiffness", rotational),
+                                   ("damping_ratio", damping), ("guide_damping", guide))
+                 if v is not None}
+        if not given:
+            return self.call("impedance.get")
+        return self.call("impedance.set", {
+            k: number(v, k) if isinstance(v, numbers.Real) else vector(v, k)
+            for k, v in given.items()})
+
     def controller(self, name: str | None = None) -> str:
         """The control law in use; with name (``computed_torque``, ``pd_gravity``,
-        ``gravity_comp``) switches to it first (``controller.set``: disabled or holding)."""
+        ``gravity_comp``, ``cartesian_impedance``) switches to it first (``controller.set``:
+        disabled or holding)."""
         if name is None:
             return self.call("gains.get")["controller"]
         return self.call("controller.set", {"name": name})["controller"]
