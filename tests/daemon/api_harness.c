@@ -148,3 +148,15 @@ const char *error_message(json_t *reply)
 {
     return json_string_value(json_object_get(json_object_get(reply, "error"), "message"));
 }
+
+/* Sends method with params; the reply must be invalid_params with a message naming names. */
+void expect_invalid(int fd, const char *method, const char *params, const char *names)
+{
+    char line[512];
+    snprintf(line, sizeof line, "{\"id\": 3, \"method\": \"%s\", \"params\": %s}", method, params);
+    json_t *r = request(fd, line);
+    assert_string_equal(error_code(r), "invalid_params");
+    if (!strstr(error_message(r), names))
+        fail_msg("%s %s: '%s' does not name %s", method, params, error_message(r), names);
+    json_decref(r);
+}

@@ -34,5 +34,8 @@ json_t *request(int fd, const char *line);
 /* The error code and message of a reply (NULL: none). */
 const char *error_code(json_t *reply);
 const char *error_message(json_t *reply);
+/* Sends method with params (id 3); the reply must be invalid_params with a message naming
+ * names (cmocka failure otherwise). */
+void expect_invalid(int fd, const char *method, const char *params, const char *names);
 
 #endif

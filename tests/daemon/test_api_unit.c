@@ -234,103 +234,6 @@ static void test_commands_reach_control(void **state)
     close(fd);
 }
 
-/* Sends method with params; the reply must be invalid_params with a message naming names. */
-static void expect_invalid(int fd, const char *method, const char *params, const char *names)
-{
-    char line[512];
-    snprintf(line, sizeof line, "{\"id\": 3, \"method\": \"%s\", \"params\": %s}", method, params);
-    json_t *r = request(fd, line);
-    assert_string_equal(error_code(r), "invalid_params");
-    if (!strstr(error_message(r), names))
-        fail_msg("%s %s: '%s' does not name %s", method, params, error_message(r), names);
-    json_decref(r);
-}
-
-/* move_linear's params reach the control side as given (an offset in the tool frame, appended;
- * a position with an orientation); every malformed one is refused naming the member. */
-/* impedance.set: one number for the axes or one per axis, what is not given stays; bad numbers
- * are refused before the control side sees them; impedance.get reads the block back. */
-static void test_impedance_params(void **state)
-{
-    (void)state;
-    int fd = connect_client();
-    json_t *r = request(fd, "{\"id\": 1, \"method\": \"impedance.set\", \"params\": "
-                            "{\"translational_stiffness\": [100, 200, 300], \"damping_ratio\": "
-                            "0.5}}");
-    assert_non_null(json_object_get(r, "result"));
-    json_decref(r);
-    const cfg_impedance *m = &fake.impedance;
-    assert_float_equal(m->stiffness[1], 200, 0);
-    assert_float_equal(m->damping_ratio[5], 0.5, 0);
-    r = request(fd, "{\"id\": 2, \"method\": \"impedance.set\", \"params\": "
-                    "{\"rotational_stiffness\": 7, \"guide_damping\": [10, 1]}}");
-    json_decref(r);
-    assert_float_equal(m->stiffness[2], 300, 0); /* kept */
-    assert_float_equal(m->stiffness[4], 7, 0);
-    assert_float_equal(m->guide_damping[1], 1, 0);
-    r = request(fd, "{\"id\": 3, \"method\": \"impedance.get\"}");
-    json_t *res = json_object_get(r, "result");
-    assert_float_equal(
-        json_number_value(json_array_get(json_object_get(res, "translational_stiffness"), 0)), 100,
-        0);
-    assert_int_equal(json_array_size(json_object_get(res, "damping_ratio")), 6);
-    json_decref(r);
-    expect_invalid(fd, "impedance.set", "{}", "at least one");
-    expect_invalid(fd, "impedance.set", "{\"translational_stiffness\": -1}",
-                   "params.translational_stiffness");
-    expect_invalid(fd, "impedance.set", "{\"rotational_stiffness\": 1e300}",
-                   "params.rotational_stiffness");
-    expect_invalid(fd, "impedance.set", "{\"damping_ratio\": [1, 2]}", "params.damping_ratio");
-    expect_invalid(fd, "impedance.set", "{\"damping_ratio\": \"NaN\"}", "params.damping_ratio");
-    expect_invalid(fd, "impedance.set", "{\"guide_damping\": 5}", "params.guide_damping");
-    expect_invalid(fd, "impedance.set", "{\"stiffness\": 5}", "stiffness");
-    assert_float_equal(m->stiffness[0], 100, 0); /* none of them reached the control side */
-    close(fd);
-}
-
-static void test_move_linear_params(void **state)
-{
-    (void)state;
-    int fd = connect_client();
-    json_t *r = request(fd, "{\"id\": 1, \"method\": \"move_linear\", \"params\": {\"offset\": "
-                            "[0, 0, -0.05], \"frame\": \"tool\", \"speed\": 0.2, \"mode\": "
-                            "\"append\"}}");
-    json_t *res = json_object_get(r, "result");
-    assert_int_equal(json_integer_value(json_object_get(res, "id")), 9);
-    const ctl_linear *l = &fake.last_linear;
-    assert_true(l->relative && l->frame == CTL_FRAME_TOOL && l->append && !l->has_orientation);
-    assert_float_equal(l->xyz[2], -0.05, 1e-15);
-    assert_float_equal(l->speed, 0.2, 1e-15);
-    assert_float_equal(l->acceleration, 0, 0);
-    json_decref(r);
-    r = request(fd, "{\"id\": 2, \"method\": \"move_linear\", \"params\": {\"position\": "
-                    "[0.4, 0, 0.3], \"orientation\": [0, 1, 0, 0], \"acceleration\": 1}}");
-    assert_non_null(json_object_get(r, "result"));
-    assert_true(!l->relative && l->has_orientation && l->frame == CTL_FRAME_BASE && !l->append);
-    assert_float_equal(l->quat[1], 1, 0);
-    assert_float_equal(l->acceleration, 1, 0);
-    json_decref(r);
-    expect_invalid(fd, "move_linear", "{}", "offset");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"position\": [0, 0, 1]}", "one of");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0]}", "params.offset");
-    expect_invalid(fd, "move_linear", "{\"position\": [0, 0, 1], \"frame\": \"tool\"}",
-                   "params.frame");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"frame\": \"world\"}",
-                   "params.frame");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"orientation\": [1, 0, 0, 0]}",
-                   "params.orientation");
-    expect_invalid(fd, "move_linear", "{\"position\": [0, 0, 1], \"orientation\": [1, 0, 0]}",
-                   "params.orientation");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"speed\": -1}", "params.speed");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"speed\": 0}", "params.speed");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"acceleration\": \"x\"}",
-                   "params.acceleration");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"mode\": \"later\"}",
-                   "params.mode");
-    expect_invalid(fd, "move_linear", "{\"offset\": [0, 0, 1], \"fly\": 1}", "fly");
-    close(fd);
-}
-
 /* The recording methods: record.start records every sample the server drains (the fake hands
  * out 20 new ticks a read) whatever the client reads; record.fetch pages through them by index
  * (consecutive ticks, no loss, the page's size as asked); another connection can neither start
@@ -691,8 +594,6 @@ int main(void)
                                         setup_short_timeouts, teardown),
         cmocka_unit_test_setup_teardown(test_bad_input_keeps_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_record_pages, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_move_linear_params, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_impedance_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands_reach_control, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized_line_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_waiting_client_keeps_order_others_served, setup,
