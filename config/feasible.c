@@ -117,6 +117,17 @@ int feas_gain_character(const char *name, const double old[3], const double nu[3
     return 0;
 }
 
+void feas_where(const double *q, int n, bool present, char *out, size_t len)
+{
+    if (present) {
+        snprintf(out, len, "at the present pose");
+        return;
+    }
+    snprintf(out, len, "at q =");
+    for (int k = 0; k < n; k++) snprintf(out + strlen(out), len - strlen(out), " %.4g", q[k]);
+    snprintf(out + strlen(out), len - strlen(out), " (within the joint ranges)");
+}
+
 /* One joint's grid values: its limits, then the multiples of pi/2 strictly between (revolute:
  * modulo 2 pi, each angle once). */
 typedef struct {
@@ -180,14 +191,8 @@ static int check_pose(const armd_config *cfg, const dyn_model *with, const dyn_m
         double lim = cfg->joint[j].torque;
         if (!(fabs(gw[j]) > lim) || fabs(gb[j]) > lim) continue;
         const char *u = cfg->model.joint[j].type == DYN_PRISMATIC ? "N" : "N m";
-        char where[200] = "at the present pose";
-        if (!present) {
-            snprintf(where, sizeof where, "at q =");
-            for (int k = 0; k < cfg->n_joints; k++)
-                snprintf(where + strlen(where), sizeof where - strlen(where), " %.4g", q[k]);
-            snprintf(where + strlen(where), sizeof where - strlen(where),
-                     " (within the joint ranges)");
-        }
+        char where[200];
+        feas_where(q, cfg->n_joints, present, where, sizeof where);
         snprintf(why, len,
                  "joint %s needs %.2f %s to hold the arm with this payload %s (the arm alone "
                  "%.2f %s), above its torque limit of %.2f %s",

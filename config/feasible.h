@@ -64,6 +64,10 @@ int feas_gain_character(const char *name, const double old[3], const double nu[3
 int feas_payload(const armd_config *cfg, const dyn_payload *payload, const double *q, char *why,
                  size_t len);
 
+/* "at the present pose", or "at q = Q1 .. Qn (within the joint ranges)": where a pose check
+ * found what it reports. */
+void feas_where(const double *q, int n, bool present, char *out, size_t len);
+
 /* Calls visit(ctx, q) on every pose of feas_payload's grid over the joint ranges (each joint at
  * its limits and the multiples of pi/2 between, at most FEAS_GRID_MAX poses; none when even
  * the quarter turns exceed it) until it returns non-zero: -1 then, else 0. */

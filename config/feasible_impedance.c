@@ -44,13 +44,8 @@ static int imp_visit(void *ctx, const double *q)
     int axis = 0; /* the axis the mode moves most (in spring-weighted coordinates) */
     for (int i = 1; i < 6; i++)
         if (fabs(V[i * 6 + k]) > fabs(V[axis * 6 + k])) axis = i;
-    char where[200] = "at the present pose";
-    if (!x->present) {
-        snprintf(where, sizeof where, "at q =");
-        for (int j = 0; j < x->n; j++)
-            snprintf(where + strlen(where), sizeof where - strlen(where), " %.4g", q[j]);
-        snprintf(where + strlen(where), sizeof where - strlen(where), " (within the joint ranges)");
-    }
+    char where[200];
+    feas_where(q, x->n, x->present, where, sizeof where);
     snprintf(x->why, x->len,
              "%s: the spring's fastest mode has omega = %.4g rad/s %s: omega dt = %.3g must be "
              "below 4 x the least damping ratio (%g) and 1 / the largest (%g); lower the "

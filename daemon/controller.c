@@ -69,7 +69,7 @@ static void integrate(const law_params *p, const double *e, double dt, law_state
  * free: the reversal's error peak), and which is 0 while holding, so no Coulomb push cycles the
  * arm about its set point; but where the arm moves the desired way faster than desired, the
  * measured one: the friction acting then is the arm's own, fully developed. */
-static double coulomb_sign_velocity(double qd, double qd_des)
+double law_coulomb_velocity(double qd, double qd_des)
 {
     return qd * qd_des > 0 && fabs(qd) > fabs(qd_des) ? qd : qd_des;
 }
@@ -101,7 +101,7 @@ void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, con
             dyn_friction_at(dy->m, dv, zero, 1.0, shift);
             for (int j = 0; j < n; j++) aux[j] += shift[j];
         } else {
-            for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
+            for (int j = 0; j < n; j++) v[j] = law_coulomb_velocity(qd[j], qd_des[j]);
             dyn_friction_at(dy->m, vv, v, p->coulomb_width, aux);
         }
         for (int j = 0; j < n; j++) tau[j] += aux[j];

@@ -66,6 +66,10 @@ void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, con
                  const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
                  double dt, law_state *s, double *tau);
 
+/* The velocity whose sign the laws' Coulomb feed-forward takes (coulomb_velocity = desired)
+ * [rad/s|m/s]: qd_des, or qd where it is the desired way and faster (controller.c). */
+double law_coulomb_velocity(double qd, double qd_des);
+
 /* Adds viscous damping: tau -= D qd, D the [joint] damping gains [N m s/rad|N s/m]. */
 void law_add_damping(const law_params *p, const double *qd, double *tau);
 

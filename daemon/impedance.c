@@ -10,13 +10,6 @@
 
 #include <math.h>
 
-/* The velocity whose sign the Coulomb feed-forward takes, as computed torque's (controller.c):
- * the desired one, or the measured one where it is the desired way and faster. */
-static double coulomb_sign_velocity(double qd, double qd_des)
-{
-    return qd * qd_des > 0 && fabs(qd) > fabs(qd_des) ? qd : qd_des;
-}
-
 double law_impedance_damping(double K, double zeta, double guide, double lambda, double light,
                              double dt)
 {
@@ -83,7 +76,7 @@ int law_impedance(const law_params *p, const law_dyn *dy, const double *q, const
     if (p->coulomb_velocity == COULOMB_MEASURED) {
         dy->f->friction(dy->m, qd, aux);
     } else {
-        for (int j = 0; j < n; j++) v[j] = coulomb_sign_velocity(qd[j], qd_des[j]);
+        for (int j = 0; j < n; j++) v[j] = law_coulomb_velocity(qd[j], qd_des[j]);
         dyn_friction_at(dy->m, qd, v, p->coulomb_width, aux);
     }
     for (int j = 0; j < n; j++) {
