@@ -61,13 +61,7 @@ void cfg_validate_feasible(cfg_ctx *c, armd_config *cfg)
         cfg_err(c, file, line, "arm", "payload_mass", "%s", why);
     }
     if (cfg->controller != CTRL_CARTESIAN_IMPEDANCE) return;
-    if (cfg->n_joints > 6) {
-        at(c, "arm", "controller", &file, &line);
-        cfg_err(c, file, line, "arm", "controller",
-                "cartesian_impedance drives arms of at most 6 joints (this one has %d): the "
-                "posture of a redundant arm's null space is not controlled",
-                cfg->n_joints);
-    } else if (feas_impedance(cfg, &cfg->impedance, &cfg->model.payload, NULL, why, sizeof why)) {
+    if (feas_impedance(cfg, &cfg->impedance, &cfg->model.payload, NULL, why, sizeof why)) {
         const char *key =
             strstr(why, "rotation") ? "rotational_stiffness" : "translational_stiffness";
         at(c, "impedance", cfg_entry_find(c, "impedance", key) ? key : "damping_ratio", &file,

@@ -4,7 +4,9 @@
  * the model's inverse dynamics. Hogan, "Impedance control" (1985); the law as libfranka's
  * cartesian_impedance_control example writes it; the damper by the modes of the spring against
  * Khatib's task inertia (Albu-Schaeffer et al., "Cartesian impedance control of redundant
- * robots: recent results with the DLR-light-weight-arms", ICRA 2003).
+ * robots: recent results with the DLR-light-weight-arms", ICRA 2003); on a redundant arm the
+ * joints' posture in the dynamically consistent null space (Khatib, IEEE J. Robotics and
+ * Automation 1987).
  */
 #include "daemon/impedance.h"
 
@@ -53,7 +55,7 @@ int law_impedance(const law_params *p, const law_dyn *dy, const double *q, const
 {
     const int n = p->n;
     double target[12], pose[12], e[6], J[6 * CFG_MAX_JOINTS], A[36], Lambda[36], D[36];
-    double aux[CFG_MAX_JOINTS], v[CFG_MAX_JOINTS];
+    double aux[CFG_MAX_JOINTS], v[CFG_MAX_JOINTS], acc[CFG_MAX_JOINTS];
     dyn_fk(dy->m, dy->d, q_des, NULL, target);
     dyn_fk(dy->m, dy->d, q, NULL, pose);
     dyn_pose_error(target, pose, e);
@@ -72,7 +74,19 @@ int law_impedance(const law_params *p, const law_dyn *dy, const double *q, const
         F[i] = p->impedance.stiffness[i] * e[i];
         for (int k = 0; k < 6; k++) F[i] += D[i * 6 + k] * rate[k];
     }
-    dy->f->rnea(dy->m, dy->d, q, qd, qdd_des, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
+    /* acc = qdd_des + a0, a0 the posture's acceleration in the joints the tool leaves free */
+    for (int j = 0; j < n; j++) acc[j] = qdd_des[j];
+    if (n > 6 && full == 0) {
+        double Ja[6] = {0};
+        for (int j = 0; j < n; j++) {
+            const double a0 = p->kp[j] * (q_des[j] - q[j]) + p->kd[j] * (qd_des[j] - qd[j]);
+            acc[j] += a0;
+            for (int i = 0; i < 6; i++) Ja[i] += J[i * n + j] * a0;
+        }
+        for (int i = 0; i < 6; i++) /* F -= Lambda J a0: the part of H a0 the tool would feel */
+            for (int k = 0; k < 6; k++) F[i] -= Lambda[i * 6 + k] * Ja[k];
+    }
+    dy->f->rnea(dy->m, dy->d, q, qd, acc, NULL, DYN_GRAVITY | DYN_ARMATURE, tau);
     if (p->coulomb_velocity == COULOMB_MEASURED) {
         dy->f->friction(dy->m, qd, aux);
     } else {

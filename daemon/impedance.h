@@ -34,6 +34,12 @@ void law_impedance_damping_matrix(const cfg_impedance *imp, int full, const doub
  * the friction the model's viscous term at qd and its Coulomb term as computed torque's: with
  * coulomb_velocity = desired at the sign of qd_des (qd where it is the same way and faster),
  * blended over coulomb_width; with measured, the model's friction at qd.
+ * On an arm of more than 6 joints (with Lambda known), the joints' PD gains hold the posture
+ * q_des in the null space the tool leaves free: with a0 = kp (q_des - q) + kd (qd_des - qd),
+ *   tau += (I - J^T Lambda J H^-1) H a0 = H a0 - J^T Lambda J a0
+ * the dynamically consistent null-space projection (Khatib 1987), which exerts no force at the
+ * tool (Lambda J H^-1 of it is 0); H a0 rides in the RNEA call (qdd_des + a0), one call as
+ * before.
  * Returns 0, or -1 with tau NaN (the tick faults) where the mass matrix is singular. */
 int law_impedance(const law_params *p, const law_dyn *dy, const double *q, const double *qd,
                   const double *q_des, const double *qd_des, const double *qdd_des, double dt,

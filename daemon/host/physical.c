@@ -76,10 +76,6 @@ int host_impedance_feasible(ctl *c, const armd_config *cfg, const cfg_impedance 
 {
     ctl_status st;
     ctl_status_get(c, &st);
-    if (cfg->n_joints > 6) {
-        snprintf(why, len, "drives arms of at most 6 joints (this one has %d)", cfg->n_joints);
-        return -1;
-    }
     return feas_impedance(cfg, imp, payload, st.q, why, len);
 }
 

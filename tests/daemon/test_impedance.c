@@ -15,9 +15,14 @@
  *    of its speed;
  *  - a reload or an impedance.set that would take the spring past the sampled loop's bound is
  *    refused, naming it; one within is taken; while the arm moves, a spring more than doubled
- *    is refused ("bad_state").
+ *    is refused ("bad_state");
+ *  - a redundant arm (seven joints: redundant7.ini): the law's null-space torque exerts no
+ *    force at the tool (Lambda J H^-1 of it is 0 to 1e-9 of its size); after a push on joint 7
+ *    the joints return to their posture within 10 mrad (the wrist's Coulomb friction against
+ *    the posture's stiffness) and the tool to its target within 1 mm; with the joints' kp and
+ *    kd at 0 (no posture term) the same push sends the arm wandering in its null space.
  *
- * usage: test_daemon_impedance PUMA560.ini
+ * usage: test_daemon_impedance PUMA560.ini REDUNDANT7.ini
  */
 #include <math.h>
 #include <setjmp.h>
@@ -30,12 +35,15 @@
 
 #include <cmocka.h>
 
+#include "daemon/impedance.h"
 #include "tests/daemon/lockstep_rig.h"
 
-static const char *puma_ini;
+static const char *puma_ini, *redundant_ini;
 static const char *const Q0 = "0.2,0.9,-2.4,0.1,0.8,0.2";
+static const char *const Q0_7 = "0.2,0.9,-2.4,0.1,0.8,0.2,0.4";
 
 typedef struct {
+    const char *ini, *q0; /* the arm and armsim's start pose */
     lockstep_rig *r;
     dyn_model *m; /* the arm's model for the truth's forward kinematics */
     dyn_data *d;
@@ -43,12 +51,15 @@ typedef struct {
 
 static sim *S;
 
-/* The PUMA loaded with cartesian_impedance, translational stiffness k_xy (x, y) and k_z, damping
- * ratio zeta_z on z (0.7 elsewhere), not started. */
-static armd_config *sim_load(double k_xy, double k_z, double zeta_z)
+/* The arm of ini (started from q0) loaded with cartesian_impedance, translational stiffness
+ * k_xy (x, y) and k_z, damping ratio zeta_z on z (0.7 elsewhere), not started. */
+static armd_config *sim_load_arm(const char *ini, const char *q0, double k_xy, double k_z,
+                                 double zeta_z)
 {
     S = calloc(1, sizeof *S);
-    S->r = lockstep_rig_load(puma_ini);
+    S->ini = ini;
+    S->q0 = q0;
+    S->r = lockstep_rig_load(ini);
     armd_config *cfg = &S->r->cfg;
     cfg->controller = CTRL_CARTESIAN_IMPEDANCE;
     cfg->coulomb_velocity = COULOMB_MEASURED;
@@ -65,13 +76,19 @@ static armd_config *sim_load(double k_xy, double k_z, double zeta_z)
     return cfg;
 }
 
-/* Starts armsim from Q0 with the options (NULL-terminated) and enables the arm. */
+/* The PUMA, as sim_load_arm, from Q0. */
+static armd_config *sim_load(double k_xy, double k_z, double zeta_z)
+{
+    return sim_load_arm(puma_ini, Q0, k_xy, k_z, zeta_z);
+}
+
+/* Starts armsim from the arm's q0 with the options (NULL-terminated) and enables the arm. */
 static void sim_start(const char *const *extra)
 {
-    char *argv[16] = {"--q0", (char *)Q0};
+    char *argv[16] = {"--q0", (char *)S->q0};
     int argc = 2;
     for (int i = 0; extra && extra[i]; i++) argv[argc++] = (char *)extra[i];
-    lockstep_rig_start(S->r, puma_ini, argc, argv);
+    lockstep_rig_start(S->r, S->ini, argc, argv);
     assert_int_equal(lockstep_rig_status(S->r).controller, CTRL_CARTESIAN_IMPEDANCE);
 }
 
@@ -303,18 +320,121 @@ static void unstable_change_refused(void **st)
     assert_int_equal(lockstep_rig_status(S->r).state, CTL_HOLDING);
 }
 
+/* The law at q, q_des (qd = qd_des = qdd_des = 0) on the general core. */
+static void law_at(const law_params *p, const double *q, const double *q_des, double *tau)
+{
+    const double zero[CFG_MAX_JOINTS] = {0};
+    const law_dyn dy = {&dyn_general, S->m, S->d};
+    assert_int_equal(law_impedance(p, &dy, q, zero, q_des, zero, zero, 1e-3, tau), 0);
+}
+
+static void null_space_torque_is_invisible_at_the_tool(void **st)
+{
+    (void)st;
+    armd_config *cfg = sim_load_arm(redundant_ini, Q0_7, 2000, 2000, 0.7);
+    const int n = cfg->n_joints;
+    assert_int_equal(n, 7);
+    law_params with, without;
+    law_params_from_config(&with, cfg);
+    without = with;
+    for (int j = 0; j < n; j++) without.kp[j] = without.kd[j] = 0;
+    double q[7], q_des[7], a[7], b[7], dtau[7], x[7], J[6 * 7], A[36], Lambda[36];
+    const double zero[7] = {0};
+    assert_int_equal(sscanf(Q0_7, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", &q[0], &q[1], &q[2], &q[3], &q[4],
+                            &q[5], &q[6]),
+                     7);
+    for (int j = 0; j < n; j++) q_des[j] = q[j] + 0.02 * (j % 3 - 1) + 0.01; /* every joint off */
+    law_at(&with, q, q_des, a);
+    law_at(&without, q, q_des, b);
+    double size = 0;
+    for (int j = 0; j < n; j++) {
+        dtau[j] = a[j] - b[j]; /* the null-space torque alone */
+        size = fmax(size, fabs(dtau[j]));
+    }
+    /* x = H^-1 dtau (forward dynamics from rest without gravity), then Lambda J x */
+    assert_int_equal(dyn_general.forward(S->m, S->d, q, zero, dtau, NULL, DYN_ARMATURE, x), 0);
+    assert_int_equal(dyn_task_inertia(S->m, S->d, q, J, A, Lambda), 0);
+    double Jx[6] = {0}, worst = 0;
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < n; j++) Jx[i] += J[i * n + j] * x[j];
+    for (int i = 0; i < 6; i++) {
+        double f = 0;
+        for (int k = 0; k < 6; k++) f += Lambda[i * 6 + k] * Jx[k];
+        worst = fmax(worst, fabs(f));
+    }
+    print_message("  null-space torque up to %.3f N m; the force it exerts at the tool %.2e\n",
+                  size, worst);
+    assert_true(size > 0.1);
+    assert_true(worst <= 1e-9 * size);
+}
+
+/* Pushes joint 7 with 2 N m for 0.2 s from 1 s on, holding with the joints' gains as
+ * configured (posture true) or with kp, kd 0; returns the largest joint error from the posture
+ * q_des over the 3 s after the push began and writes the largest over the last second, the
+ * tool's distance from its target at the end [m] and the final state. */
+static double push_and_settle(bool posture, double *q_end, double *tool_err, ctl_status *end)
+{
+    armd_config *cfg = sim_load_arm(redundant_ini, Q0_7, 2000, 2000, 0.7);
+    if (!posture)
+        for (int j = 0; j < cfg->n_joints; j++) cfg->joint[j].kp = cfg->joint[j].kd = 0;
+    const char *opts[] = {"--push", "1,7,2,0.2", NULL};
+    sim_start(opts);
+    lockstep_rig_run_until(S->r, 1);
+    double peak = 0;
+    *q_end = 0;
+    physics_state truth;
+    while (lockstep_time(S->r->ls) < 4) {
+        lockstep_tick(S->r->ls);
+        lockstep_truth(S->r->ls, &truth);
+        const ctl_status s = lockstep_rig_status(S->r);
+        double e = 0;
+        for (int j = 0; j < cfg->n_joints; j++) e = fmax(e, fabs(truth.q[j] - s.q_des[j]));
+        peak = fmax(peak, e);
+        if (lockstep_time(S->r->ls) >= 3) *q_end = fmax(*q_end, e);
+    }
+    double p[3], tg[3];
+    positions(p, tg);
+    *tool_err = sqrt((p[0] - tg[0]) * (p[0] - tg[0]) + (p[1] - tg[1]) * (p[1] - tg[1]) +
+                     (p[2] - tg[2]) * (p[2] - tg[2]));
+    *end = lockstep_rig_status(S->r);
+    sim_close(NULL);
+    return peak;
+}
+
+static void redundant_arm_holds_its_posture(void **st)
+{
+    (void)st;
+    double q_end, tool_err, q_free, tool_free;
+    ctl_status s, s_free;
+    const double peak = push_and_settle(true, &q_end, &tool_err, &s);
+    const double peak_free = push_and_settle(false, &q_free, &tool_free, &s_free);
+    print_message("  2 N m on joint 7 for 0.2 s: with the posture term the joints move up to "
+                  "%.1f mrad and settle within %.1f mrad, the tool %.3f mm from its target "
+                  "(%s); without it up to %.0f mrad (%s%s%s)\n",
+                  1e3 * peak, 1e3 * q_end, 1e3 * tool_err, ctl_state_name(s.state), 1e3 * peak_free,
+                  ctl_state_name(s_free.state), *s_free.fault ? ": " : "", s_free.fault);
+    if (s.state != CTL_HOLDING) fail_msg("%s: %s", ctl_state_name(s.state), s.fault);
+    assert_true(peak > 10e-3);     /* the push moved the joints */
+    assert_true(q_end <= 10e-3);   /* back to the posture within the wrist's Coulomb stick band */
+    assert_true(tool_err <= 1e-3); /* 2 N of the 2000 N/m spring: within the joints' friction */
+    assert_true(peak_free > 0.1);  /* without the term the arm wanders off in its null space */
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s PUMA560.ini\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PUMA560.ini REDUNDANT7.ini\n", argv[0]);
         return 2;
     }
     puma_ini = argv[1];
+    redundant_ini = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(wall_force_is_stiffness_times_penetration, sim_close),
         cmocka_unit_test_teardown(step_response_damping_ratio, sim_close),
         cmocka_unit_test_teardown(free_axis_guides, sim_close),
         cmocka_unit_test_teardown(unstable_change_refused, sim_close),
+        cmocka_unit_test_teardown(null_space_torque_is_invisible_at_the_tool, sim_close),
+        cmocka_unit_test_teardown(redundant_arm_holds_its_posture, sim_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,11 @@
  *  - refusals with their reasons: out of reach (naming the waypoint), a singular start (the
  *    PUMA's wrist at q5 = 0), too fast for the joints ("limits"), an orientation the 4-joint arm
  *    cannot take, a line while the arm moves ("bad_state"), bad numbers ("invalid_params");
- *    the arm holds after each; appended to a move, a line starts where the move ends.
+ *    the arm holds after each; appended to a move, a line starts where the move ends;
+ *  - a seven-joint arm (redundant7.ini, made up): a 0.2 m square at 0.25 m/s, each side within
+ *    1 mm of its line, the posture back at the start within 20 mrad.
  *
- * usage: test_daemon_linear PUMA560.ini OPEN_MANIPULATOR_X.ini
+ * usage: test_daemon_linear PUMA560.ini OPEN_MANIPULATOR_X.ini REDUNDANT7.ini
  */
 #include <math.h>
 #include <setjmp.h>
@@ -31,11 +33,13 @@
 
 #include "tests/daemon/lockstep_rig.h"
 
-#define PUMA_LINE_TOL 0.5e-3 /* the bounds [m] */
-#define OMX_LINE_TOL  1e-3
-#define ROT_TOL       2.5e-3 /* [rad]: the wrist stops 1.75 mrad short in Coulomb friction */
+#define PUMA_LINE_TOL      0.5e-3 /* the bounds [m] */
+#define OMX_LINE_TOL       1e-3
+#define REDUNDANT_LINE_TOL 1e-3   /* a made-up arm: the looser of the two */
+#define POSTURE_TOL        20e-3  /* [rad]: minimum-norm steps drift around a closed path */
+#define ROT_TOL            2.5e-3 /* [rad]: the wrist stops 1.75 mrad short in Coulomb friction */
 
-static const char *puma_ini, *omx_ini;
+static const char *puma_ini, *omx_ini, *redundant_ini;
 
 typedef struct {
     lockstep_rig *r;
@@ -279,19 +283,52 @@ static void puma_refusals(void **st)
     assert_int_equal(status().state, CTL_HOLDING);
 }
 
+/* The seven-joint arm (redundant7.ini) around a 0.2 m square at 0.25 m/s (down, along y, up,
+ * back): each side within 1 mm of its line and 2.5 mrad of the orientation; back at the start,
+ * the joints' posture within POSTURE_TOL of where the square began (the planner resolves the
+ * redundancy by the least joint motion per step, which does not return it exactly). */
+static void redundant_square_is_followed(void **st)
+{
+    (void)st;
+    sim_open(redundant_ini, "0.2,0.9,-2.4,0.1,0.8,0.2,0.4", 0);
+    run_until(2.0);
+    const ctl_status s0 = status();
+    const double v = 0.25, L = 0.2, side[4][3] = {{0, 0, -L}, {0, L, 0}, {0, 0, L}, {0, -L, 0}};
+    for (int k = 0; k < 4; k++) {
+        const ctl_linear mv = {.relative = true,
+                               .xyz = {side[k][0], side[k][1], side[k][2]},
+                               .speed = v,
+                               .acceleration = 2};
+        double T[12], goal[3];
+        desired_pose(T);
+        for (int i = 0; i < 3; i++) goal[i] = T[4 * i + 3] + side[k][i];
+        line_run r = run_line(&mv, goal, true);
+        assert_true(r.dist < REDUNDANT_LINE_TOL);
+        assert_true(r.rot < ROT_TOL);
+    }
+    const ctl_status s1 = status();
+    double drift = 0;
+    for (int j = 0; j < 7; j++) drift = fmax(drift, fabs(s1.q_des[j] - s0.q_des[j]));
+    print_message("  around the square: the posture back within %.3f mrad of its start\n",
+                  1e3 * drift);
+    assert_true(drift < POSTURE_TOL);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s PUMA560.ini OPEN_MANIPULATOR_X.ini\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PUMA560.ini OPEN_MANIPULATOR_X.ini REDUNDANT7.ini\n", argv[0]);
         return 2;
     }
     puma_ini = argv[1];
     omx_ini = argv[2];
+    redundant_ini = argv[3];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(puma_lines_are_followed, sim_close),
         cmocka_unit_test_teardown(puma_shaped_line_stays_on_it, sim_close),
         cmocka_unit_test_teardown(omx_line_is_followed, sim_close),
         cmocka_unit_test_teardown(puma_refusals, sim_close),
+        cmocka_unit_test_teardown(redundant_square_is_followed, sim_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
