@@ -176,6 +176,33 @@ typedef struct {
     char pos[128];
 } near_singular;
 
+/* The motion of the joints the task leaves free (an arm with more joints than the task has
+ * rows) toward the middle of their ranges, in proportion to how fast the joints move (Liegeois
+ * 1977's gradient of sum ((q_j - mid_j) / h_j)^2 / 2, h_j the half range):
+ *   v0_j = -TRAJ_LINEAR_CENTERING |qd| c_j,  c_j = (q_j - mid_j) / h_j
+ *   a0_j = d v0_j / dt = -TRAJ_LINEAR_CENTERING ((qd . qdd) / |qd| c_j + |qd| qd_j / h_j)
+ * at q, with qd, qdd the joint rates (the previous waypoint's, 10 ms before: one rates solve
+ * per waypoint); 0 at rest, and where a joint's range is not finite. Without it the least-norm
+ * steps leave the posture a little elsewhere after every closed path, and repeated paths walk
+ * it toward a limit. */
+static void centering(const traj_limits *lim, const double *q, const double *qd, const double *qdd,
+                      double *v0, double *a0)
+{
+    const int n = lim->n;
+    double speed = 0, dot = 0;
+    for (int j = 0; j < n; j++) speed += qd[j] * qd[j], dot += qd[j] * qdd[j];
+    speed = sqrt(speed);
+    const double dspeed = speed > 0 ? dot / speed : 0;
+    for (int j = 0; j < n; j++) {
+        const double h = (lim->upper[j] - lim->lower[j]) / 2;
+        v0[j] = a0[j] = 0;
+        if (!(h > 0) || !isfinite(h)) continue;
+        const double c = (q[j] - (lim->upper[j] + lim->lower[j]) / 2) / h;
+        v0[j] = -TRAJ_LINEAR_CENTERING * speed * c;
+        a0[j] = -TRAJ_LINEAR_CENTERING * (dspeed * c + speed * qd[j] / h);
+    }
+}
+
 /* The waypoints of g: IK from q0 onwards; w[k] at t = (k + 1) total / n_pts, the path
  * parameter shaped by lim->shape; *ns the closest approach to a singularity. 0, or -1 with
  * err. */
@@ -187,15 +214,23 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
     const int n = lim->n;
     dyn_ik_opts opt = {.task = g->task, .lower = lim->lower, .upper = lim->upper};
     double zero[6] = {0}, qd[CFG_MAX_JOINTS];
-    if (dyn_ik_rates(m, d, q0, &opt, zero, NULL, qd, NULL) < 0) {
+    const int rows = dyn_ik_rates(m, d, q0, &opt, zero, NULL, qd, NULL);
+    if (rows < 0) {
         ctl_error_set(err, "unreachable",
                       "the arm is at a singularity (a tool motion it cannot make from here): "
                       "move the joints away from it first (move_to)");
         return -1;
     }
-    const double *prev = q0;
+    /* joints beyond the rows: centred, and each IK solve starts from the previous waypoint
+     * moved on at its rates (its least-norm step keeps the null-space part of that) */
+    const bool centre = rows < n;
+    double guess[CFG_MAX_JOINTS], v0[CFG_MAX_JOINTS], a0[CFG_MAX_JOINTS];
+    const double rest[CFG_MAX_JOINTS] = {0};
+    const double *prev = q0, *prev_qd = rest, *prev_qdd = rest;
+    double t_prev = 0;
     for (int k = 0; k < n_pts; k++) {
         const double t = k + 1 == n_pts ? total : total * (k + 1) / n_pts;
+        for (int j = 0; j < n; j++) guess[j] = prev[j] + (centre ? prev_qd[j] * (t - t_prev) : 0);
         double s, sd, sdd;
         path_at(g, &lim->shape, t, &s, &sd, &sdd);
         double target[12], xd[6], xdd[6];
@@ -203,7 +238,7 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
         target_at(g, s, target);
         where(pos, sizeof pos, k + 1, n_pts, s, target);
         dyn_ik_result r;
-        const int st = dyn_ik(m, d, target, prev, &opt, w[k].q, &r);
+        const int st = dyn_ik(m, d, target, guess, &opt, w[k].q, &r);
         if (st == DYN_IK_SINGULAR) {
             ctl_error_set(err, "unreachable",
                           "%s is at a singularity of the arm (smallest singular value %.2g of the "
@@ -225,7 +260,9 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
             memcpy(ns->pos, pos, sizeof pos);
         }
         task_rates(g, sd, sdd, xd, xdd);
-        if (dyn_ik_rates(m, d, w[k].q, &opt, xd, xdd, w[k].qd, w[k].qdd) < 0) {
+        if (centre) centering(lim, w[k].q, prev_qd, prev_qdd, v0, a0);
+        if (dyn_ik_rates_null(m, d, w[k].q, &opt, xd, xdd, centre ? v0 : NULL, centre ? a0 : NULL,
+                              w[k].qd, w[k].qdd) < 0) {
             ctl_error_set(err, "unreachable",
                           "%s is next to a singularity of the arm: the line cannot be followed "
                           "through it; go around it in two moves",
@@ -237,6 +274,9 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
         w[k].t = t;
         w[k].has_qd = w[k].has_qdd = true;
         prev = w[k].q;
+        prev_qd = w[k].qd;
+        prev_qdd = w[k].qdd;
+        t_prev = t;
     }
     return 0;
 }

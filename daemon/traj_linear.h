@@ -25,6 +25,9 @@
 /* a plan refused for its joint limits names the singularity when the task Jacobian's smallest
  * singular value came below this along the line (joint rates grow as the tool's over it) */
 #define TRAJ_LINEAR_NEAR_SINGULAR 0.02
+/* an arm with more joints than the task has rows: the free joints move toward the middle of
+ * their ranges by this much of their normalised offset per rad of the line's own joint motion */
+#define TRAJ_LINEAR_CENTERING 0.1
 
 /* The tool's limits along the line and of the slerp. */
 typedef struct {
@@ -40,9 +43,9 @@ typedef struct {
     traj_linear_limits l; /* each above 0 */
 } traj_line;
 
-/* The task rows an arm of n joints follows on a line: all six from 6 joints up (with more, the
- * extra joints move as little as each step allows), position and pitch for 4 and 5 (a yaw +
- * pitch-pitch-pitch arm such as the OpenManipulator-X), position alone below 4. */
+/* The task rows an arm of n joints follows on a line: all six from 6 joints up, position and
+ * pitch for 4 and 5 (a yaw + pitch-pitch-pitch arm such as the OpenManipulator-X), position
+ * alone below 4. Joints beyond the rows (7 and more, or 5) are centred: TRAJ_LINEAR_CENTERING. */
 dyn_ik_task traj_linear_task(int n);
 
 /* Builds p from start (at rest) along line: the tool pose at start->q (dyn_fk), the duration

@@ -320,6 +320,16 @@ int dyn_ik(const dyn_model *m, dyn_data *d, const double target[12], const doubl
 int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
                  const double *xd, const double *xdd, double *qd, double *qdd);
 
+/* dyn_ik_rates with a motion of the joints the task leaves free: qd = A^+ xd + (I - A^+ A) v0,
+ * qdd = A^+ (xdd - (dA/dt) qd) + (I - A^+ A) a0 (v0, a0: n each, either NULL for 0): the task
+ * rows exactly as dyn_ik_rates, and of v0 and a0 what does not move the tool (the null-space
+ * projection of Liegeois, "Automatic supervisory control of the configuration and behavior of
+ * multibody mechanisms", IEEE Trans. SMC 1977). With more rows than joints there is no null
+ * space: v0, a0 have no effect. Returns as dyn_ik_rates (-1 also for non-finite v0, a0). */
+int dyn_ik_rates_null(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
+                      const double *xd, const double *xdd, const double *v0, const double *a0,
+                      double *qd, double *qdd);
+
 /* Mechanical energy with the model's gravity: kinetic 1/2 qd^T H qd (armature included),
  * potential -sum m_i g.p_ci (payload included). Returns kinetic + potential. */
 double dyn_energy(const dyn_model *m, dyn_data *d, const double *q, const double *qd,

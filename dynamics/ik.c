@@ -499,6 +499,26 @@ static void pinv_apply(const double *A, int rows, int n, const double *L, int k,
 int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
                  const double *xd, const double *xdd, double *qd, double *qdd)
 {
+    return dyn_ik_rates_null(m, d, q, opt, xd, xdd, NULL, NULL, qd, qdd);
+}
+
+/* A^+ (y - A v) + v = A^+ y + (I - A^+ A) v: the pseudo-inverse solution plus v's null-space
+ * part, v = NULL for none; y (rows) is overwritten. */
+static void pinv_apply_null(const double *A, int rows, int n, const double *G, int k, double *y,
+                            const double *v, double *out)
+{
+    if (v)
+        for (int r = 0; r < rows; r++)
+            for (int i = 0; i < n; i++) y[r] -= A[r * n + i] * v[i];
+    pinv_apply(A, rows, n, G, k, y, out);
+    if (v)
+        for (int i = 0; i < n; i++) out[i] += v[i];
+}
+
+int dyn_ik_rates_null(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_opts *opt,
+                      const double *xd, const double *xdd, const double *v0, const double *a0,
+                      double *qd, double *qdd)
+{
     const int n = m->n;
     double pose[12];
     ik_task t;
@@ -507,13 +527,16 @@ int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_
     if (make_task(m, pose, opt, &t) != 0) return -1;
     const int rows = t.rows;
     if (!all_finite(xd, rows) || (xdd && !all_finite(xdd, rows))) return -1;
+    if ((v0 && !all_finite(v0, n)) || (a0 && !all_finite(a0, n))) return -1;
     for (int r = 0; r < rows; r++) t.w[r] = 1.0;
     ik_eval ev;
     evaluate(m, d, &t, pose, q, &ev);
     double G[MAX_ROWS * MAX_ROWS];
     const int k = gram(ev.A, rows, n, NULL, G);
     if (sigma_min(G, k) < t.sing_tol || dyn_chol_factor(G, k, k) != 0) return -1;
-    pinv_apply(ev.A, rows, n, G, k, xd, qd);
+    double y[MAX_ROWS];
+    memcpy(y, xd, sizeof(double) * (size_t)rows);
+    pinv_apply_null(ev.A, rows, n, G, k, y, v0, qd);
     if (!xdd) return all_finite(qd, n) ? rows : -1;
     double b[MAX_ROWS], qmax = 0.0;
     memcpy(b, xdd, sizeof(double) * (size_t)rows);
@@ -531,6 +554,6 @@ int dyn_ik_rates(const dyn_model *m, dyn_data *d, const double *q, const dyn_ik_
             b[r] -= v / (2.0 * h);
         }
     }
-    pinv_apply(ev.A, rows, n, G, k, b, qdd);
+    pinv_apply_null(ev.A, rows, n, G, k, b, a0, qdd);
     return all_finite(qd, n) && all_finite(qdd, n) ? rows : -1;
 }

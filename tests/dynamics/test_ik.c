@@ -4,7 +4,8 @@
  * solves position + pitch, and reports a roll it cannot make and a target out of reach as
  * UNREACHABLE and a stretched-out solution as SINGULAR; bad input leaves q = q0. Every solution
  * is checked against dyn_fk with an error measure independent of dyn_pose_error (|R_t - R|_F).
- * dyn_ik_rates gives back the joint rates of a motion from its task rates. */
+ * dyn_ik_rates gives back the joint rates of a motion from its task rates, and
+ * dyn_ik_rates_null adds only the null-space part of a motion asked for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -638,12 +639,60 @@ static void test_rates(void **state)
     dyn_model_free(om);
 }
 
+/* dyn_ik_rates_null on the PUMA's position task (3 rows, 6 joints: a 3-dimensional null
+ * space), random q, task rates, v0 and a0: the rates found still give the task's velocity and
+ * acceleration (1e-9, 1e-4); their change from dyn_ik_rates' is v0's null-space part: 0 for a
+ * v0 in the row space (the least-norm qd itself), itself again when given as v0 (a projection);
+ * a non-finite v0 is refused. */
+static void test_rates_null(void **state)
+{
+    (void)state;
+    dyn_model *m = puma_with_tool();
+    assert_non_null(m);
+    dyn_data *d = dyn_data_create(m);
+    const dyn_ik_opts o = {.task = DYN_IK_POSITION};
+    rng_seed(78);
+    int solved = 0;
+    for (int k = 0; k < 200; k++) {
+        double q[6], qd[6], qdd[6], xd[6], xdd[6], v0[6], a0[6];
+        for (int i = 0; i < 6; i++) {
+            q[i] = rng_uniform(0.8 * puma_lo[i], 0.8 * puma_hi[i]);
+            qd[i] = rng_uniform(-1, 1);
+            qdd[i] = rng_uniform(-3, 3);
+            v0[i] = rng_uniform(-1, 1);
+            a0[i] = rng_uniform(-3, 3);
+        }
+        task_motion(m, d, DYN_IK_POSITION, q, qd, qdd, xd, xdd);
+        double mqd[6], mqdd[6], nqd[6], nqdd[6], yd[6], ydd[6], u[6], again[6];
+        if (dyn_ik_rates(m, d, q, &o, xd, xdd, mqd, mqdd) < 0) continue;
+        assert_int_equal(dyn_ik_rates_null(m, d, q, &o, xd, xdd, v0, a0, nqd, nqdd), 3);
+        solved++;
+        task_motion(m, d, DYN_IK_POSITION, q, nqd, nqdd, yd, ydd);
+        assert_rel(yd, xd, 3, 1e-9, "velocity");
+        assert_rel(ydd, xdd, 3, 1e-4, "acceleration");
+        double size = 0;
+        for (int i = 0; i < 6; i++) u[i] = nqd[i] - mqd[i], size = fmax(size, fabs(u[i]));
+        assert_true(size > 1e-3); /* a random v0 has a null-space part */
+        assert_int_equal(dyn_ik_rates_null(m, d, q, &o, xd, NULL, mqd, NULL, again, NULL), 3);
+        assert_rel(again, mqd, 6, 1e-9, "a row-space v0");
+        assert_int_equal(dyn_ik_rates_null(m, d, q, &o, xd, NULL, u, NULL, again, NULL), 3);
+        assert_rel(again, nqd, 6, 1e-9, "the null-space part again");
+    }
+    print_message("dyn_ik_rates_null: solved %d / 200 (PUMA position)\n", solved);
+    assert_true(solved >= 180);
+    double q[6] = {0.3, 0.5, -1.0, 0.2, 0.5, 0.1}, x[6] = {0.1, 0, 0}, v0[6] = {0, NAN}, qd[6];
+    assert_int_equal(dyn_ik_rates_null(m, d, q, &o, x, NULL, v0, NULL, qd, NULL), -1);
+    dyn_data_free(d);
+    dyn_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rot_to_quat),     cmocka_unit_test(test_pose_error),
         cmocka_unit_test(test_puma_near_start), cmocka_unit_test(test_puma_from_home),
         cmocka_unit_test(test_puma_position),   cmocka_unit_test(test_omx),
-        cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_rates)};
+        cmocka_unit_test(test_bad_input),       cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_rates_null)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
