@@ -56,8 +56,8 @@ int law_impedance(const law_params *p, const law_dyn *dy, const double *q, const
     const int n = p->n;
     double target[12], pose[12], e[6], J[6 * CFG_MAX_JOINTS], A[36], Lambda[36], D[36];
     double aux[CFG_MAX_JOINTS], v[CFG_MAX_JOINTS], acc[CFG_MAX_JOINTS];
-    dyn_fk(dy->m, dy->d, q_des, NULL, target);
-    dyn_fk(dy->m, dy->d, q, NULL, pose);
+    dy->f->fk(dy->m, dy->d, q_des, target);
+    dy->f->fk(dy->m, dy->d, q, pose);
     dyn_pose_error(target, pose, e);
     const int full = dyn_task_inertia(dy->m, dy->d, q, J, A, Lambda);
     if (full < 0) {

@@ -388,14 +388,17 @@ typedef struct {
     void (*momentum)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
                      unsigned flags, double *p, double *ctqd);
     void (*friction)(const dyn_model *m, const double *qd, double *tau);
-    const char *origin; /* "general core" or "generated for ARM (SOURCE)" */
+    void (*fk)(const dyn_model *m, dyn_data *d, const double *q,
+               double *T); /* the tool pose:
+                            * dyn_fk(m, d, q, NULL, T) (d->pose not left behind) */
+    const char *origin;    /* "general core" or "generated for ARM (SOURCE)" */
 } dyn_funcs;
 
 /* The general core: dyn_rnea, dyn_gravity, dyn_coriolis, dyn_mass_matrix, dyn_forward_aba,
- * dyn_jacobian, dyn_momentum, dyn_friction. */
+ * dyn_jacobian, dyn_momentum, dyn_friction, dyn_fk (the tool pose only). */
 extern const dyn_funcs dyn_general;
 
-#define DYN_GEN_ABI 1 /* layout of dyn_gen_module and dyn_funcs; raised on every change */
+#define DYN_GEN_ABI 2 /* layout of dyn_gen_module and dyn_funcs; raised on every change */
 
 /* One arm's generated code (tools/armgen output, built in or loaded as a shared object). */
 typedef struct {

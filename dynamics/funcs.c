@@ -2,6 +2,12 @@
  * code (dynamics.h). */
 #include "dynamics/dyn_internal.h"
 
+/* The tool pose of dyn_fk, in the table's signature. */
+static void tool_pose(const dyn_model *m, dyn_data *d, const double *q, double *T)
+{
+    dyn_fk(m, d, q, NULL, T);
+}
+
 const dyn_funcs dyn_general = {
     .rnea = dyn_rnea,
     .gravity = dyn_gravity,
@@ -11,6 +17,7 @@ const dyn_funcs dyn_general = {
     .jacobian = dyn_jacobian,
     .momentum = dyn_momentum,
     .friction = dyn_friction,
+    .fk = tool_pose,
     .origin = "general core",
 };
 

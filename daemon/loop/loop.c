@@ -153,11 +153,13 @@ static void guarded_torque(loop *L, const loop_in *in, loop_out *o)
 }
 
 /* The tool frame at q in the base frame (CTL_POSE: x y z [m], quaternion w x y z), by forward
- * kinematics of the model in use; non-finite q gives non-finite numbers (published as null). */
+ * kinematics of the model in use (the function table: generated code or the general core);
+ * non-finite q gives non-finite numbers (published as null). */
 static void tool_pose(loop *L, const double *q, double pose[CTL_POSE])
 {
     double T[12];
-    dyn_fk(L->dyn->model, L->dyn->data, q, NULL, T);
+    const law_dyn *dy = &L->dyn->dy;
+    dy->f->fk(dy->m, dy->d, q, T);
     const double R[9] = {T[0], T[1], T[2], T[4], T[5], T[6], T[8], T[9], T[10]};
     pose[0] = T[3];
     pose[1] = T[7];

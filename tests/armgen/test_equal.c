@@ -6,7 +6,8 @@
  * model hash must match, so a missing module fails), then at each state compare inverse
  * dynamics under all 8 flag sets with and without a tool wrench, gravity, Coriolis, the mass
  * matrix (with and without armature), forward dynamics (16 cases; both must agree on success,
- * and the values when it succeeds), the Jacobian, the momentum terms and friction.
+ * and the values when it succeeds), the Jacobian, the momentum terms, friction and the tool
+ * pose.
  * Equal means |a_i - b_i| <= 1e-12 max(1, max_k |b_k|) over the output vector b of the general
  * core: relative to the largest entry, absolute below 1. States: q uniform within the joint
  * limits, qd in [-2, 2], qdd in [-5, 5], tau in [-50, 50], wrench components in [-20, 20]; a
@@ -28,10 +29,11 @@
 
 extern const dyn_gen_module *const armgen_test_modules[];
 
-enum { STATES = 10000, N = DYN_MAX_DOF, F_COUNT = 8 };
+enum { STATES = 10000, N = DYN_MAX_DOF, F_COUNT = 9 };
 static const double TOL = 1e-12;
-static const char *const fname[F_COUNT] = {"rnea",    "gravity",  "coriolis", "mass_matrix",
-                                           "forward", "jacobian", "momentum", "friction"};
+static const char *const fname[F_COUNT] = {"rnea",        "gravity",  "coriolis",
+                                           "mass_matrix", "forward",  "jacobian",
+                                           "momentum",    "friction", "fk"};
 
 /* The generated module whose hash is the model's, or NULL. */
 static const dyn_gen_module *find_module(const dyn_model *m)
@@ -105,6 +107,9 @@ static void compare_state(const dyn_funcs *G, const dyn_funcs *F, const dyn_mode
     F->friction(m, s->qd, a);
     G->friction(m, s->qd, b);
     worst[7] = fmax(worst[7], diff(a, b, n));
+    F->fk(m, d, s->q, a);
+    G->fk(m, d, s->q, b);
+    worst[8] = fmax(worst[8], diff(a, b, 12));
 }
 
 /* The whole comparison for the configuration whose path is *state. */

@@ -85,7 +85,7 @@ static inline void call_once(int f, const dyn_funcs *fs, const dyn_model *m, dyn
         fs->jacobian(m, d, qq, in->out);
         break;
     case F_FK:
-        dyn_fk(m, d, qq, NULL, in->out);
+        fs->fk(m, d, qq, in->out);
         break;
     case F_IK:
         dyn_ik(m, d, in->target[it & 7], in->q0[it & 7], NULL, in->out, NULL);

@@ -9,9 +9,10 @@
 
 /* The rows of this table, and how they are labelled (forward: the general core's O(n)
  * recursion against the generated code's choice). */
-static const int rows[] = {F_RNEA, F_GRAV, F_MASS, F_ABA, F_JAC, F_OBS};
+static const int rows[] = {F_RNEA, F_GRAV, F_MASS, F_ABA, F_JAC, F_OBS, F_FK};
 static const char *const label[] = {"inverse dynamics", "gravity only", "mass matrix",
-                                    "forward dynamics", "Jacobian",     "collision observer"};
+                                    "forward dynamics", "Jacobian",     "collision observer",
+                                    "tool pose (FK)"};
 enum { NROWS = sizeof rows / sizeof rows[0], MAX_ARMS = 8 };
 
 /* Loads dir/ARM.ini and builds its model; the built-in module if it fits. */

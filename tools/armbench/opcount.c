@@ -22,7 +22,8 @@ typedef enum {
     C_MASS,
     C_FWD3,
     C_FWDN,
-    C_JAC
+    C_JAC,
+    C_FK
 } which;
 
 /* One row: what, which count of ours, the seed's multiplications and additions and total (as
@@ -44,6 +45,7 @@ static const seed_row puma6[] = {
     {"direct dynamics, method 3", C_FWD3, 396, 284, 680, "HBMAT method 3, Table 4.5"},
     {"direct dynamics, O(n) recursion", C_FWDN, 0, 0, 0, ""},
     {"Jacobian", C_JAC, 92, 49, 141, "JACOB, Table 4.7"},
+    {"tool pose (forward kinematics)", C_FK, 0, 0, 0, ""},
 };
 
 static const seed_row puma3[] = {
@@ -60,11 +62,11 @@ static const seed_row puma3[] = {
 static const op_count *pick(const ag_counts *k, which w)
 {
     const op_count *const c[] = {
-        [C_RNEA] = &k->rigid_rnea,        [C_GRAV] = &k->always[AG_GRAVITY],
-        [C_INERTIA] = &k->inertia_term,   [C_CORIOLIS] = &k->always[AG_CORIOLIS],
-        [C_WRENCH] = &k->wrench_term,     [C_MASS] = &k->rigid_mass,
-        [C_FWD3] = &k->rigid_forward[0],  [C_FWDN] = &k->rigid_forward[1],
-        [C_JAC] = &k->always[AG_JACOBIAN]};
+        [C_RNEA] = &k->rigid_rnea,         [C_GRAV] = &k->always[AG_GRAVITY],
+        [C_INERTIA] = &k->inertia_term,    [C_CORIOLIS] = &k->always[AG_CORIOLIS],
+        [C_WRENCH] = &k->wrench_term,      [C_MASS] = &k->rigid_mass,
+        [C_FWD3] = &k->rigid_forward[0],   [C_FWDN] = &k->rigid_forward[1],
+        [C_JAC] = &k->always[AG_JACOBIAN], [C_FK] = &k->always[AG_FK]};
     return c[w];
 }
 

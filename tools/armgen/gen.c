@@ -7,8 +7,9 @@
 
 #include "tools/armgen/sym.h"
 
-const char *const ag_func_name[AG_NFUNC] = {"rnea",    "gravity",  "coriolis", "mass_matrix",
-                                            "forward", "jacobian", "momentum", "friction"};
+const char *const ag_func_name[AG_NFUNC] = {"rnea",        "gravity",  "coriolis",
+                                            "mass_matrix", "forward",  "jacobian",
+                                            "momentum",    "friction", "fk"};
 
 /* Each function's parameters: the dyn_funcs signature. */
 static const char *const params[AG_NFUNC] = {
@@ -23,6 +24,7 @@ static const char *const params[AG_NFUNC] = {
     "const dyn_model *m, dyn_data *d, const double *q, const double *qd, unsigned flags, "
     "double *p, double *ctqd",
     "const dyn_model *m, const double *qd, double *tau",
+    "const dyn_model *m, dyn_data *d, const double *q, double *T",
 };
 
 static const char *const unused[AG_NFUNC] = {
@@ -34,6 +36,7 @@ static const char *const unused[AG_NFUNC] = {
     "(void)m, (void)d, (void)q;",
     "(void)m, (void)d, (void)q, (void)qd, (void)flags;",
     "(void)m, (void)qd;",
+    "(void)m, (void)d, (void)q;",
 };
 
 /* How a build treats the run-time flags: as inputs, or fixed for a count. */
@@ -225,6 +228,16 @@ static void gen_friction(build *b, FILE *out, op_count *c)
     emit_end(e, out, c, NULL);
 }
 
+static void gen_fk(build *b, FILE *out, op_count *c)
+{
+    int T[12];
+    sym_tool_pose(&b->a, T);
+    emit_fn *e = begin(b, AG_FK, "void");
+    emit_segment(e, NULL);
+    for (int i = 0; i < 12; i++) emit_out(e, T[i], '=', "T[%d]", i);
+    emit_end(e, out, c, NULL);
+}
+
 /* Builds function fn on a fresh graph (out NULL: counts only); use_aba picks the forward
  * dynamics method. */
 static void generate(const dyn_form *f, ag_func fn, flag_mode mode, int use_aba, FILE *out,
@@ -252,6 +265,9 @@ static void generate(const dyn_form *f, ag_func fn, flag_mode mode, int use_aba,
         break;
     case AG_MOMENTUM:
         gen_momentum(b, out, c);
+        break;
+    case AG_FK:
+        gen_fk(b, out, c);
         break;
     default:
         gen_friction(b, out, c);
@@ -338,7 +354,7 @@ void ag_generate(const dyn_form *f, unsigned long long hash, const ag_info *info
                 info->symbol, hash, f->n);
         fprintf(out,
                 "    \"%s\",\n    {rnea, gravity, coriolis, mass_matrix, forward, jacobian, "
-                "momentum, friction,\n     \"generated code for %s\"},\n};\n",
+                "momentum, friction, fk,\n     \"generated code for %s\"},\n};\n",
                 info->arm, info->arm);
     }
     if (counts) *counts = k;

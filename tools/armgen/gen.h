@@ -27,6 +27,7 @@ typedef enum {
     AG_JACOBIAN,
     AG_MOMENTUM,
     AG_FRICTION,
+    AG_FK,
     AG_NFUNC
 } ag_func;
 

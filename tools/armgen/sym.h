@@ -107,4 +107,8 @@ void sym_aba(const sym_arm *a, const int *qd, const int *tau, sv3 base_acc, int 
 /* 6 x n row-major geometric Jacobian of the tool origin in the base frame. */
 void sym_jacobian(const sym_arm *a, int *J);
 
+/* The tool frame's pose in the base frame, T (12 nodes: 3x4 row-major [R | p]) as dyn_fk
+ * writes it. */
+void sym_tool_pose(const sym_arm *a, int *T);
+
 #endif
