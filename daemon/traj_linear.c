@@ -213,8 +213,9 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
     ns->sigma = INFINITY;
     const int n = lim->n;
     dyn_ik_opts opt = {.task = g->task, .lower = lim->lower, .upper = lim->upper};
-    double zero[6] = {0}, qd[CFG_MAX_JOINTS];
-    const int rows = dyn_ik_rates(m, d, q0, &opt, zero, NULL, qd, NULL);
+    const double rest[CFG_MAX_JOINTS] = {0}; /* zero rates: task (6 at most) and joints */
+    double qd[CFG_MAX_JOINTS];
+    const int rows = dyn_ik_rates(m, d, q0, &opt, rest, NULL, qd, NULL);
     if (rows < 0) {
         ctl_error_set(err, "unreachable",
                       "the arm is at a singularity (a tool motion it cannot make from here): "
@@ -225,7 +226,6 @@ static int solve_waypoints(const dyn_model *m, dyn_data *d, const traj_limits *l
      * moved on at its rates (its least-norm step keeps the null-space part of that) */
     const bool centre = rows < n;
     double guess[CFG_MAX_JOINTS], v0[CFG_MAX_JOINTS], a0[CFG_MAX_JOINTS];
-    const double rest[CFG_MAX_JOINTS] = {0};
     const double *prev = q0, *prev_qd = rest, *prev_qdd = rest;
     double t_prev = 0;
     for (int k = 0; k < n_pts; k++) {

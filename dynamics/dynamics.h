@@ -388,10 +388,9 @@ typedef struct {
     void (*momentum)(const dyn_model *m, dyn_data *d, const double *q, const double *qd,
                      unsigned flags, double *p, double *ctqd);
     void (*friction)(const dyn_model *m, const double *qd, double *tau);
-    void (*fk)(const dyn_model *m, dyn_data *d, const double *q,
-               double *T); /* the tool pose:
-                            * dyn_fk(m, d, q, NULL, T) (d->pose not left behind) */
-    const char *origin;    /* "general core" or "generated for ARM (SOURCE)" */
+    /* the tool pose: dyn_fk(m, d, q, NULL, T) (d->pose not left behind) */
+    void (*fk)(const dyn_model *m, dyn_data *d, const double *q, double *T);
+    const char *origin; /* "general core" or "generated for ARM (SOURCE)" */
 } dyn_funcs;
 
 /* The general core: dyn_rnea, dyn_gravity, dyn_coriolis, dyn_mass_matrix, dyn_forward_aba,
