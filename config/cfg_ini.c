@@ -10,6 +10,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,16 @@ cfg_entry *cfg_entry_find(cfg_ctx *c, const char *section, const char *key)
     for (int i = 0; i < c->n_e; i++)
         if (strcmp(c->e[i].section, section) == 0 && strcmp(c->e[i].key, key) == 0) return &c->e[i];
     return NULL;
+}
+
+/* Is s a valid arm or joint name: 1..63 of [A-Za-z0-9_.-]? */
+bool cfg_valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= CFG_NAME_MAX) return false;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return false;
+    return true;
 }
 
 /* Records a section header; returns the stored normalised name (or NULL out of memory). */
@@ -303,6 +315,18 @@ int cfg_parse_path(cfg_ctx *c, const char *path)
     }
     free(buf);
     return -1;
+}
+
+int cfg_sibling_path(const char *path, const char *suffix, char *out, size_t len)
+{
+    size_t n = strlen(path);
+    if (n > 4 && strcmp(path + n - 4, ".ini") == 0) n -= 4;
+    if (n + strlen(suffix) >= len || n > (size_t)INT32_MAX) {
+        if (len) out[0] = 0;
+        return -1;
+    }
+    snprintf(out, len, "%.*s%s", (int)n, path, suffix);
+    return 0;
 }
 
 static int name_cmp(const void *a, const void *b)

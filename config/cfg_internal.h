@@ -97,6 +97,8 @@ int cfg_parse_path(cfg_ctx *c, const char *path); /* -1 when the file cannot be 
 void cfg_parse_dropins(cfg_ctx *c, const char *main_path);
 const cfg_section *cfg_section_find(const cfg_ctx *c, const char *name);
 cfg_entry *cfg_entry_find(cfg_ctx *c, const char *section, const char *key);
+/* an arm or joint name (also names the socket): 1..63 of [A-Za-z0-9_.-] */
+bool cfg_valid_name(const char *s);
 
 /* cfg_suggest.c: the known name closest to word, or NULL if none is close */
 const char *cfg_suggest(const char *word, const char *const *known);
@@ -110,8 +112,6 @@ typedef struct {
     bool lo_open, hi_open;
 } cfg_range;
 #define CFG_ANY ((cfg_range){-1e300, 1e300, false, false})
-/* an arm or joint name (also names the socket): 1..63 of [A-Za-z0-9_.-] */
-bool cfg_valid_name(const char *s);
 bool cfg_parse_number(const char *tok, double *out);
 int cfg_tokens(const char *value, char tok[][64], int max); /* -1 if more than max */
 void cfg_missing(cfg_ctx *c, const char *section, const char *key);

@@ -1,5 +1,4 @@
 /* cfg_load.c — cfg_load / cfg_load_string: defaults, parse, schema, validation, report. */
-#include <stdint.h>
 #include <string.h>
 
 #include "config/cfg_internal.h"
@@ -129,16 +128,4 @@ int cfg_controller_parse(const char *name, cfg_controller *out)
             return 0;
         }
     return -1;
-}
-
-int cfg_sibling_path(const char *path, const char *suffix, char *out, size_t len)
-{
-    size_t n = strlen(path);
-    if (n > 4 && strcmp(path + n - 4, ".ini") == 0) n -= 4;
-    if (n + strlen(suffix) >= len || n > (size_t)INT32_MAX) {
-        if (len) out[0] = 0;
-        return -1;
-    }
-    snprintf(out, len, "%.*s%s", (int)n, path, suffix);
-    return 0;
 }

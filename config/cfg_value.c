@@ -7,16 +7,6 @@
 
 #include "config/cfg_internal.h"
 
-/* Is s a valid arm or joint name: 1..63 of [A-Za-z0-9_.-]? */
-bool cfg_valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= CFG_NAME_MAX) return false;
-    for (; *s; s++)
-        if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.') return false;
-    return true;
-}
-
 /* Parses a whole token as a finite number: a decimal ("0.4318", "-1e-3") or a multiple of pi
  * ("pi", "-pi/2", "0.5*pi", "3*pi/4"). */
 bool cfg_parse_number(const char *tok, double *out)

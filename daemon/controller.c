@@ -63,17 +63,6 @@ static void integrate(const law_params *p, const double *e, double dt, law_state
     }
 }
 
-/* The velocity whose sign computed torque's Coulomb term takes [rad/s|m/s]: the desired one,
- * which turns through a reversal on the plan's schedule while the arm sticks and its measured
- * velocity hangs about zero (the measured one flips the term only once the arm has broken
- * free: the reversal's error peak), and which is 0 while holding, so no Coulomb push cycles the
- * arm about its set point; but where the arm moves the desired way faster than desired, the
- * measured one: the friction acting then is the arm's own, fully developed. */
-double law_coulomb_velocity(double qd, double qd_des)
-{
-    return qd * qd_des > 0 && fabs(qd) > fabs(qd_des) ? qd : qd_des;
-}
-
 void law_compute(cfg_controller law, const law_params *p, const law_dyn *dy, const double *q,
                  const double *qd, const double *q_des, const double *qd_des, const double *qdd_des,
                  double dt, law_state *s, double *tau)

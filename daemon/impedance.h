@@ -5,7 +5,7 @@
 #ifndef ARMD_IMPEDANCE_H
 #define ARMD_IMPEDANCE_H
 
-#include "daemon/controller.h"
+#include "daemon/law.h"
 
 /* The damper of one task axis on its own [N s/m | N m s/rad]: D = 2 zeta sqrt(K lambda), lambda
  * the axis's task inertia [kg | kg m^2]; without a spring (K = 0: a free axis, guided by hand)

@@ -14,13 +14,20 @@
 #include "config/feasible.h"
 #include "daemon/host/host.h"
 
+/* The arm as the loop last published it: its state and measured pose (the hand-off's status). */
+static ctl_status arm_now(ctl *c)
+{
+    ctl_pub pub;
+    handoff_status(c->h, &pub);
+    return pub.st;
+}
+
 int host_change_feasible(ctl *c, const settings_change *ch, const law_params *next,
                          const dyn_payload *payload, ctl_error *err)
 {
     const armd_config *cfg = ch->kind == CHANGE_RELOAD ? ch->cand : &c->cfg;
     char why[512];
-    ctl_status st;
-    ctl_status_get(c, &st);
+    ctl_status st = arm_now(c);
     if (next) {
         const law_params *now = &c->set->p;
         for (int j = 0; j < c->n; j++) {
@@ -74,8 +81,7 @@ int host_change_feasible(ctl *c, const settings_change *ch, const law_params *ne
 int host_impedance_feasible(ctl *c, const armd_config *cfg, const cfg_impedance *imp,
                             const dyn_payload *payload, char *why, size_t len)
 {
-    ctl_status st;
-    ctl_status_get(c, &st);
+    ctl_status st = arm_now(c);
     return feas_impedance(cfg, imp, payload, st.q, why, len);
 }
 

@@ -35,6 +35,7 @@
 
 #include <cmocka.h>
 
+#include "daemon/controller.h"
 #include "daemon/impedance.h"
 #include "tests/daemon/lockstep_rig.h"
 
