@@ -1,11 +1,13 @@
 /*
  * api_internal.h — what the socket API's files share: the client and server structs and each
  * file's functions, grouped under per-file dividers from the bottom of the stack up. Everything
- * here runs on the main thread (the libev loop).
+ * here runs on the main thread (the libev loop), except api_parse.c's thread.
  *
  * Files, one job each, each calling only the files listed before it (and the control side,
  * control.h); a lower file reaches a higher one only through the hooks api_open installs:
  *   api_json.c     the text of a JSON value: one line, reals in their shortest exact form
+ *   api_parse.c    the parser thread: long request lines parsed, their trees freed, off the
+ *                  main thread (its one other thread; all else here is the main thread's)
  *   api.c          the transport: listening socket, accepting, reading, bounded output,
  *                  dropping slow, idle or vanished clients, the restricted connections
  *                  beyond max_clients (evicting the oldest); calls the
@@ -77,7 +79,8 @@ typedef struct api_client {
     bool subscribed;     /* telemetry.c's: gets telemetry and events ... */
     unsigned decimation; /* ... one sample per decimation loop periods ... */
     uint64_t window;     /* ... the last window of them that got its sample */
-    bool waiting; /* api_sched.c's: a command's answer is owed (the transport keeps the client) */
+    bool waiting;        /* api_sched.c's: a command's answer, or its request line's parse, is owed
+                          * (the transport keeps the client) */
     api_wait wait;
     struct api_client *next;
 } api_client;
@@ -105,8 +108,9 @@ struct api_server {
     unsigned next_client_id;
     api_client *clients;
     /* the scheduler (api_sched.c) */
-    ev_io notify_io; /* the control thread answered something: ctl_poll */
-    ev_idle work;    /* clients have requests to run: a few each per loop iteration */
+    ev_io notify_io;           /* the control thread answered something: ctl_poll */
+    ev_idle work;              /* clients have requests to run: a few each per loop iteration */
+    struct api_parser *parser; /* long request lines (api_parse.c) */
     /* telemetry (telemetry.c) */
     int n_subscribers;
     uint64_t sample_cursor, event_cursor;
@@ -141,6 +145,26 @@ typedef struct {
  * terminating 0), each real in the fewest digits (15 to 17) that read back as the same double.
  * Malloc'd; NULL when memory is short. */
 char *api_json_line(const json_t *v, size_t *len);
+
+/* ----------------------------------------------------------------------- api_parse.c */
+/* A request line longer than this [bytes] is parsed on the parser thread (parsing costs some
+ * 40 ns a byte: the main thread stays free for the other clients and every estop). */
+#define API_PARSE_INLINE (16 * 1024)
+typedef struct api_parser api_parser;
+/* A line parsed, back on the main thread: req its tree (NULL: malformed, *je says where), now
+ * the callee's (api_parser_release frees it). */
+typedef void (*api_parsed_fn)(void *ctx, json_t *req, const json_error_t *je);
+/* Starts the parser thread; done gets each parsed line, one per loop iteration. NULL when
+ * memory or threads are short. */
+api_parser *api_parser_start(struct ev_loop *loop, api_parsed_fn done);
+/* Parses a copy of line (len bytes) for ctx; done(ctx, ...) follows. 0, or -1 when memory is
+ * short or the thread has ended (nothing was queued: parse it on the main thread). */
+int api_parser_submit(api_parser *p, void *ctx, const char *line, size_t len);
+/* Frees a tree (json_decref) on the parser thread. */
+void api_parser_release(api_parser *p, json_t *tree);
+/* Ends the thread once it has parsed every line queued, then hands each one not yet
+ * delivered to done (so every request gets its answer); frees the parser. */
+void api_parser_stop(api_parser *p);
 
 /* ---------------------------------------------------------------------------- api.c */
 /* Creates the listening socket (see api_open) and starts accepting; the server's other parts
@@ -266,11 +290,17 @@ void api_record_dropped(api_client *cl);
 void api_record_close(struct api_server *s);
 
 /* ----------------------------------------------------------------------- api_methods.c */
+/* The length of a request line without its trailing blanks (and '\r'); 0 for a blank one. */
+size_t api_request_length(const char *line, size_t len);
 /* Runs one request line for a client: replies now, or (API_PENDING) leaves in *w what the
  * reply waits for, the command's answer going to reply (the scheduler's). Returns the method's
  * outcome (API_ERROR for a line that is no valid request, 0 for a blank one). */
 int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
                  api_wait *w);
+/* The same for a line parsed already: req its tree (NULL: malformed, je says where), which the
+ * caller frees afterwards (a reference to its id is kept while the reply waits). */
+int api_dispatch_parsed(api_client *cl, json_t *req, const json_error_t *je,
+                        const ctl_reply_to *reply, api_wait *w);
 /* The name of the method table's entry i (NULL past its end) and, in *restricted_ok (unless
  * NULL), whether a restricted connection may call it: what armd-api(7) is checked against. */
 const char *api_method_name(size_t i, bool *restricted_ok);

@@ -169,6 +169,13 @@ static int check_time(api_ctx *x, const char *where, double t, double prev, api_
     return 0;
 }
 
+/* name, "points[i]" of length k, with m (".t", ".q", ...) after it, for a message. */
+static const char *member(char *name, int k, const char *m)
+{
+    strcpy(name + k, m);
+    return name;
+}
+
 /* trajectory {points: [{t, q, qd?, qdd?}, ...], mode: "replace"|"append"} -> {id, duration}. */
 static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
 {
@@ -198,43 +205,35 @@ static int m_trajectory(api_ctx *x, json_t *params, json_t **result, api_err *e)
     int rc = -1;
     for (size_t i = 0; i < np; i++) {
         json_t *p = json_array_get(pts, i);
-        char where[64];
-        snprintf(where, sizeof where, "points[%zu]", i);
+        char name[64]; /* "points[i]", then a member's name after it (one snprintf a point) */
+        const int k = snprintf(name, sizeof name, "points[%zu]", i);
         if (!json_is_object(p)) {
-            api_fail(e, "invalid_params", "%s: expected an object {t, q, qd?, qdd?}", where);
+            api_fail(e, "invalid_params", "%s: expected an object {t, q, qd?, qdd?}", name);
             goto out;
         }
-        if (api_check_keys(p, pkeys, where, e)) goto out;
-        char wt[80], wq[80], wqd[80], wqdd[80];
-        snprintf(wt, sizeof wt, "%s.t", where);
-        snprintf(wq, sizeof wq, "%s.q", where);
-        snprintf(wqd, sizeof wqd, "%s.qd", where);
-        snprintf(wqdd, sizeof wqdd, "%s.qdd", where);
+        if (api_check_keys(p, pkeys, name, e)) goto out;
         json_t *t = json_object_get(p, "t"), *q = json_object_get(p, "q");
-        if (!t) {
-            api_fail(e, "invalid_params", "%s: missing", wt);
+        if (!t || !q) {
+            api_fail(e, "invalid_params", "%s: missing", member(name, k, t ? ".q" : ".t"));
             goto out;
         }
-        if (!q) {
-            api_fail(e, "invalid_params", "%s: missing", wq);
-            goto out;
-        }
-        if (api_get_number(t, wt, &w[i].t, e)) goto out;
+        if (api_get_number(t, member(name, k, ".t"), &w[i].t, e)) goto out;
         if (!(i == 0 && w[i].t == 0) /* a t = 0 first point is the start itself */ &&
-            check_time(x, wt, w[i].t, i > 0 ? w[i - 1].t : 0, e))
+            check_time(x, member(name, k, ".t"), w[i].t, i > 0 ? w[i - 1].t : 0, e))
             goto out;
-        if (api_get_vector(q, wq, x->n, false, w[i].q, e)) goto out;
+        if (api_get_vector(q, member(name, k, ".q"), x->n, false, w[i].q, e)) goto out;
         json_t *qd = json_object_get(p, "qd"), *qdd = json_object_get(p, "qdd");
         if (qd) {
-            if (api_get_vector(qd, wqd, x->n, false, w[i].qd, e)) goto out;
+            if (api_get_vector(qd, member(name, k, ".qd"), x->n, false, w[i].qd, e)) goto out;
             w[i].has_qd = true;
         }
         if (qdd) {
             if (!qd) {
-                api_fail(e, "invalid_params", "%s: given without %s", wqdd, wqd);
+                api_fail(e, "invalid_params", "points[%zu].qdd: given without points[%zu].qd", i,
+                         i);
                 goto out;
             }
-            if (api_get_vector(qdd, wqdd, x->n, false, w[i].qdd, e)) goto out;
+            if (api_get_vector(qdd, member(name, k, ".qdd"), x->n, false, w[i].qdd, e)) goto out;
             w[i].has_qdd = true;
         }
     }
@@ -544,19 +543,33 @@ static int run_method(api_ctx *x, size_t m, json_t *params, json_t **result, api
     return rc;
 }
 
-int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
-                 api_wait *w)
+size_t api_request_length(const char *line, size_t len)
 {
     while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
         len--;
     size_t skip = 0;
     while (skip < len && (line[skip] == ' ' || line[skip] == '\t')) skip++;
-    if (skip == len) return API_DONE; /* blank line */
-    api_err e = {{0}, {0}};
+    return skip == len ? 0 : len;
+}
+
+int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_to *reply,
+                 api_wait *w)
+{
+    len = api_request_length(line, len);
+    if (len == 0) return API_DONE; /* blank line */
     json_error_t je;
     json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    int rc = api_dispatch_parsed(cl, req, &je, reply, w);
+    json_decref(req);
+    return rc;
+}
+
+int api_dispatch_parsed(api_client *cl, json_t *req, const json_error_t *je,
+                        const ctl_reply_to *reply, api_wait *w)
+{
+    api_err e = {{0}, {0}};
     if (!req) {
-        api_fail(&e, "parse_error", "malformed JSON at column %d: %s", je.column, je.text);
+        api_fail(&e, "parse_error", "malformed JSON at column %d: %s", je->column, je->text);
         send_error_no_id(cl, &e);
         return API_ERROR;
     }
@@ -564,7 +577,6 @@ int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_t
         api_fail(&e, "invalid_request", "a request must be a JSON object, got %s",
                  api_json_type_word(req));
         send_error_no_id(cl, &e);
-        json_decref(req);
         return API_ERROR;
     }
     json_t *id = json_object_get(req, "id"), *result = NULL;
@@ -598,6 +610,5 @@ int api_dispatch(api_client *cl, const char *line, size_t len, const ctl_reply_t
     }
     if (rc != API_PENDING) api_reply(cl, id, rc, result, &e);
     json_decref(result);
-    json_decref(req);
     return rc;
 }

@@ -125,9 +125,12 @@ int api_get_vector(json_t *v, const char *where, int n, bool allow_scalar, doubl
         return api_fail(e, "invalid_params", "%s: expected %d values (one per joint), got %zu",
                         where, n, json_array_size(v));
     for (int i = 0; i < n; i++) {
-        char w[128];
+        json_t *x = json_array_get(v, (size_t)i);
+        out[i] = json_is_number(x) ? json_number_value(x) : NAN;
+        if (isfinite(out[i])) continue;
+        char w[128]; /* named only when wrong: a trajectory has up to 8192 x 3 of them */
         snprintf(w, sizeof w, "%s[%d]", where, i);
-        if (api_get_number(json_array_get(v, (size_t)i), w, &out[i], e)) return -1;
+        return api_get_number(x, w, &out[i], e);
     }
     return 0;
 }

@@ -3,16 +3,18 @@
  * (api_open, api_close), and which client's requests run when. Main thread.
  *
  * api_open opens the transport (api.c) with this file's hooks (input, flushed output, the
- * periodic drain), starts telemetry and creates the payload procedure (payload_est.h), which
- * api_close ends ("armd is stopping") and frees.
+ * periodic drain), starts telemetry and the parser thread and creates the payload procedure
+ * (payload_est.h), which api_close ends ("armd is stopping") and frees.
  *
  * Each client gets at most API_LINES_PER_TURN requests run per loop iteration (the rest wait in
  * its input buffer, and nothing more is read from it meanwhile, so a flood fills the flooder's
  * own socket and stops there); a command waits for its answer (the control thread's, or the
  * payload procedure's) without holding the loop, and that client's next request waits for it.
- * Signals, timers, the watchdog ping and the other clients are served in between. Every request
- * gets a reply target back to its client (the method hands it to its command); the answer
- * comes back here and the reply goes out (api_reply).
+ * Signals, timers, the watchdog ping and the other clients are served in between. A line over
+ * API_PARSE_INLINE bytes is parsed on the parser thread (api_parse.c), the client waiting for
+ * it as for an answer, and runs when it comes back (parsed_cb). Every request gets a reply
+ * target back to its client (the method hands it to its command); the answer comes back here
+ * and the reply goes out (api_reply).
  */
 #include <stdio.h>
 #include <string.h>
@@ -58,7 +60,12 @@ static void sched_pump(api_client *cl)
             api_client_refuse(cl, "line_too_long", too_long);
             return;
         }
-        api_sched_request(cl, cl->in + start, len);
+        size_t body = api_request_length(cl->in + start, len);
+        if (body > API_PARSE_INLINE && !cl->restricted &&
+            api_parser_submit(cl->srv->parser, cl, cl->in + start, body) == 0)
+            cl->waiting = true; /* parsed on the parser thread: parsed_cb runs it */
+        else
+            api_sched_request(cl, cl->in + start, len);
         if (cl->restricted) { /* its one request: nothing more is read; closed once answered */
             cl->served = true;
             cl->in_len = 0;
@@ -144,6 +151,27 @@ static void command_done(void *ctx, int rc, const ctl_error *err, const ctl_resu
     json_decref(id);
 }
 
+/* Runs a request parsed on the parser thread (api_parse.c), as api_sched_request runs a line,
+ * then frees its tree there. Its client waited for it; one dropped meanwhile gets nothing. */
+static void parsed_cb(void *ctx, json_t *req, const json_error_t *je)
+{
+    api_client *cl = ctx;
+    cl->waiting = false;
+    if (!cl->dead) {
+        ctl_reply_to to = {command_done, cl};
+        api_wait w = {NULL, NULL, ""};
+        if (api_dispatch_parsed(cl, req, je, &to, &w) == API_PENDING) {
+            cl->wait = w;
+            cl->waiting = true;
+        }
+    }
+    api_parser_release(cl->srv->parser, req);
+    if (!cl->dead && !cl->waiting) {
+        sched_kick(cl->srv);
+        if (!runnable(cl)) sched_pump(cl); /* read again, or close at EOF */
+    }
+}
+
 void api_sched_request(api_client *cl, const char *line, size_t len)
 {
     ctl_reply_to to = {command_done, cl};
@@ -183,7 +211,9 @@ api_server *api_open(struct ev_loop *loop, ctl *c, const api_options *opt, char 
     s->sim_run = opt->sim_run;
     s->sim_ctx = opt->sim_ctx;
     s->est = payload_est_create(loop, c);
-    if (api_telemetry_start(s) != 0 || !s->est) {
+    s->parser = api_parser_start(loop, parsed_cb);
+    if (api_telemetry_start(s) != 0 || !s->est || !s->parser) {
+        api_parser_stop(s->parser);
         payload_est_free(s->est);
         api_telemetry_stop(s);
         api_transport_close(s);
@@ -203,6 +233,8 @@ void api_close(api_server *s)
     if (!s) return;
     payload_est_abort(s->est, "armd is stopping (the arm holds where it is until then)");
     ctl_poll(s->c); /* the answers owed (a stopped control loop's are "stopping" errors) */
+    api_parser_stop(s->parser); /* the lines it had not given back run now (parsed_cb) */
+    s->parser = NULL;
     for (api_client *cl = s->clients; cl; cl = cl->next) {
         if (!cl->waiting) continue;
         /* an answer that will never come now: the request still gets one, then the close */

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LIMIT_SLACK  1e-9 /* relative slack on limits against rounding */
-#define BISECT_STEPS 64   /* a root bracketed in [a, b] is found to (b - a) 2^-64 */
+#define LIMIT_SLACK 1e-9  /* relative slack on limits against rounding */
+#define ROOT_STEPS  64    /* Newton or bisection steps to a root at most ... */
+#define ROOT_TOL    1e-15 /* ... ending when one moves less than this of the segment's length */
 
 void traj_error_count(traj_error *err, int waypoint, const char *field, int got, int n)
 {
@@ -51,15 +52,6 @@ static const char *unit(const traj_limits *lim, int j, int order)
     return lim->prismatic[j] ? pri[order] : rev[order];
 }
 
-/* "between the start and waypoint 0" / "between waypoint 2 and waypoint 3". */
-static void between(char *buf, size_t len, int wp)
-{
-    if (wp <= 0)
-        snprintf(buf, len, "between the start and waypoint %d", wp);
-    else
-        snprintf(buf, len, "between waypoint %d and waypoint %d", wp - 1, wp);
-}
-
 /* c[0] + c[1] x + ... + c[deg] x^deg (Horner). */
 static double horner(const double *c, int deg, double x)
 {
@@ -68,14 +60,41 @@ static double horner(const double *c, int deg, double x)
     return v;
 }
 
-/* The real roots of the polynomial c of degree deg <= 5 inside (0, h), ascending; returns how
- * many. Between consecutive roots of the derivative (found the same way, recursively) the
- * polynomial is monotone, so each sign change there is exactly one root, found by bisection.
- * A root where the sign does not change (a touching point) is skipped: the callers want the
- * extremes of the antiderivative, and it has none there. */
-static int roots_in(const double *c, int deg, double h, double *roots)
+/* The root of c (degree deg) in (a, b), where c is monotone and changes sign (fa = c(a), of
+ * the other sign than c(b), neither 0): Newton's method kept inside the bracket, which
+ * shrinks around the sign change at every step, bisecting where a step would leave it
+ * (Numerical Recipes' rtsafe). Ends when a step moves less than ROOT_TOL of the segment's
+ * length h, or after ROOT_STEPS (a double root at an end: linear convergence). */
+static double root_between(const double *c, int deg, double h, double a, double b, double fa)
 {
-    while (deg > 0 && c[deg] == 0) deg--;
+    double x = 0.5 * (a + b);
+    for (int i = 0; i < ROOT_STEPS; i++) {
+        double f = c[deg], d = 0;
+        for (int k = deg - 1; k >= 0; k--) {
+            d = d * x + f;
+            f = f * x + c[k];
+        }
+        if (f == 0) return x;
+        if ((f < 0) == (fa < 0))
+            a = x;
+        else
+            b = x;
+        double next = x - f / d;
+        if (!(next > a && next < b)) next = 0.5 * (a + b); /* also d = 0 */
+        if (fabs(next - x) <= ROOT_TOL * h) return next;
+        x = next;
+    }
+    return x;
+}
+
+/* The real roots of the polynomial c of degree deg <= 5 inside (0, h), ascending, given crit:
+ * the nc roots of its derivative there, ascending (c_roots_in of the derivative). Between two
+ * consecutive ones c is monotone, so each sign change there is exactly one root. A root where
+ * the sign does not change (a touching point) is skipped: the callers want the extremes of the
+ * antiderivative, and it has none there. Returns how many. */
+static int roots_in(const double *c, int deg, double h, const double *crit, int nc, double *roots)
+{
+    while (deg > 0 && c[deg] == 0) deg--; /* then the derivative's top is 0 too: no crit */
     if (deg <= 0) return 0;
     if (deg == 1) {
         double x = -c[0] / c[1];
@@ -83,50 +102,82 @@ static int roots_in(const double *c, int deg, double h, double *roots)
         roots[0] = x;
         return 1;
     }
-    double d[TRAJ_NCOEF], crit[TRAJ_NCOEF], pts[TRAJ_NCOEF + 2];
-    for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
-    int nc = roots_in(d, deg - 1, h, crit);
-    pts[0] = 0;
-    for (int i = 0; i < nc; i++) pts[i + 1] = crit[i];
-    pts[nc + 1] = h;
     int n = 0;
+    double a = 0, fa = horner(c, deg, 0);
     for (int k = 0; k <= nc; k++) {
-        double a = pts[k], b = pts[k + 1], fa = horner(c, deg, a), fb = horner(c, deg, b);
-        if (fa == 0 || fb == 0 || (fa < 0) == (fb < 0)) {
-            if (fb == 0 && k < nc) roots[n++] = b; /* an interior root at a critical point */
-            continue;
-        }
-        for (int i = 0; i < BISECT_STEPS; i++) {
-            double m = 0.5 * (a + b), fm = horner(c, deg, m);
-            if (m <= a || m >= b) break;
-            if ((fm < 0) == (fa < 0)) {
-                a = m;
-                fa = fm;
-            } else {
-                b = m;
-            }
-        }
-        roots[n++] = 0.5 * (a + b);
+        double b = k < nc ? crit[k] : h, fb = horner(c, deg, b);
+        if (fa != 0 && fb != 0 && (fa < 0) != (fb < 0))
+            roots[n++] = root_between(c, deg, h, a, b, fa);
+        else if (fb == 0 && k < nc)
+            roots[n++] = b; /* an interior root at a critical point */
+        a = b;
+        fa = fb;
     }
     return n;
 }
 
-/* The smallest and largest value of the polynomial c (degree deg) over [0, h]: at the ends or
- * at a root of its derivative. */
-static void poly_range(const double *c, int deg, double h, double *lo, double *hi)
+/* The smallest and largest value of the polynomial c (degree deg) over [0, h], from its value
+ * at the ends and at the n roots r of its derivative. */
+static void range_of(const double *c, int deg, double h, const double *r, int n, double *lo,
+                     double *hi)
 {
-    double d[TRAJ_NCOEF], r[TRAJ_NCOEF];
-    for (int i = 1; i <= deg; i++) d[i - 1] = i * c[i];
-    int n = deg >= 1 ? roots_in(d, deg - 1, h, r) : 0;
     *lo = *hi = horner(c, deg, 0);
-    double x[TRAJ_NCOEF + 1];
-    x[0] = h;
-    for (int i = 0; i < n; i++) x[i + 1] = r[i];
     for (int i = 0; i <= n; i++) {
-        double v = horner(c, deg, x[i]);
+        double v = horner(c, deg, i < n ? r[i] : h);
         *lo = fmin(*lo, v);
         *hi = fmax(*hi, v);
     }
+}
+
+/* A segment's quintic c [rad|m] and its derivatives: vel (degree 4), acc (3). */
+static void derive(const double *c, double vel[5], double acc[4])
+{
+    for (int i = 0; i < 5; i++) vel[i] = (i + 1) * c[i + 1];
+    for (int i = 0; i < 4; i++) acc[i] = (i + 1) * vel[i + 1];
+}
+
+/* A bound on the range of c (degree deg <= 5) over [0, h]: the hull of its Bernstein
+ * coefficients on [0, h], b_i = sum_k C(i, k) x_k with x_k = c_k h^k / C(deg, k) (Farouki &
+ * Rajan 1987), which contains the range and is exact at the ends; the sums as Pascal's
+ * triangle, by additions only. c finite (no NaN to order). */
+static void hull_of(const double *c, int deg, double h, double *lo, double *hi)
+{
+    static const double inv_binom[6][6] = {{1},
+                                           {1, 1},
+                                           {1, 1 / 2., 1},
+                                           {1, 1 / 3., 1 / 3., 1},
+                                           {1, 1 / 4., 1 / 6., 1 / 4., 1},
+                                           {1, 1 / 5., 1 / 10., 1 / 10., 1 / 5., 1}};
+    double x[6], hk = 1;
+    for (int k = 0; k <= deg; k++, hk *= h) x[k] = c[k] * hk * inv_binom[deg][k];
+    for (int r = 0; r < deg; r++)
+        for (int i = deg; i > r; i--) x[i] += x[i - 1];
+    double l = x[0], u = x[0];
+    for (int i = 1; i <= deg; i++) {
+        l = x[i] < l ? x[i] : l;
+        u = x[i] > u ? x[i] : u;
+    }
+    *lo = l;
+    *hi = u;
+}
+
+/* The exact ranges over [0, h] of a segment's position c (lo[0], hi[0]), velocity vel (lo[1],
+ * hi[1]) and acceleration acc (lo[2], hi[2]) (derive). The roots of each derivative, from the
+ * snap's (linear) up, are found once each, every level bracketed by the one below. */
+static void segment_ranges(const double *c, const double vel[5], const double acc[4], double h,
+                           double lo[3], double hi[3])
+{
+    double jerk[3], snap[2];
+    for (int i = 0; i < 3; i++) jerk[i] = (i + 1) * acc[i + 1];
+    for (int i = 0; i < 2; i++) snap[i] = (i + 1) * jerk[i + 1];
+    double r_snap[1], r_jerk[2], r_acc[3], r_vel[4];
+    int n_snap = roots_in(snap, 1, h, NULL, 0, r_snap);
+    int n_jerk = roots_in(jerk, 2, h, r_snap, n_snap, r_jerk);
+    int n_acc = roots_in(acc, 3, h, r_jerk, n_jerk, r_acc);
+    int n_vel = roots_in(vel, 4, h, r_acc, n_acc, r_vel);
+    range_of(c, 5, h, r_vel, n_vel, &lo[0], &hi[0]);
+    range_of(vel, 4, h, r_acc, n_acc, &lo[1], &hi[1]);
+    range_of(acc, 3, h, r_jerk, n_jerk, &lo[2], &hi[2]);
 }
 
 /* The time in segment k [s from the plan's start] where the polynomial c (degree deg) reaches
@@ -153,26 +204,35 @@ static const char *head_of(char *buf, size_t len, const traj_plan *p, const traj
     return buf;
 }
 
+/* Where in the plan segment wp lies, for a message: "between the start and waypoint 0",
+ * "between waypoint 2 and waypoint 3", or on a shaped plan (whose segments are not between
+ * waypoints) "on the path shaped by [trajectory] shaper". */
+static const char *where_of(char *buf, size_t len, const traj_plan *p, int wp)
+{
+    if (p->shaped)
+        snprintf(buf, len, "on the path shaped by [trajectory] shaper");
+    else if (wp <= 0)
+        snprintf(buf, len, "between the start and waypoint %d", wp);
+    else
+        snprintf(buf, len, "between waypoint %d and waypoint %d", wp - 1, wp);
+    return buf;
+}
+
 int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int first_wp,
                           traj_error *err)
 {
     int wp = first_wp + k;
-    char where[64], head[CFG_NAME_MAX + 48];
-    if (p->shaped) /* segments of a shaped plan are not between waypoints */
-        snprintf(where, sizeof where, "on the path shaped by [trajectory] shaper");
-    else
-        between(where, sizeof where, wp);
+    char where[64], head[CFG_NAME_MAX + 48]; /* for a message (where_of, head_of) */
     for (int j = 0; j < p->n; j++) {
         const double *c = traj_coef(p, k, j);
         for (int i = 0; i < TRAJ_NCOEF; i++) {
             if (!isfinite(c[i]) || !isfinite(p->h[k])) {
                 ctl_error_set(err, "limits", "%s: the path %s is not finite (segment of %.4g s)",
-                              head_of(head, sizeof head, p, lim, wp, j), where, p->h[k]);
+                              head_of(head, sizeof head, p, lim, wp, j),
+                              where_of(where, sizeof where, p, wp), p->h[k]);
                 return -1;
             }
         }
-        double vel[TRAJ_NCOEF] = {c[1], 2 * c[2], 3 * c[3], 4 * c[4], 5 * c[5]};
-        double acc[TRAJ_NCOEF] = {2 * c[2], 6 * c[3], 12 * c[4], 20 * c[5]};
         double vlim = lim->velocity[j] * (1 + LIMIT_SLACK) + 1e-12;
         double alim = lim->acceleration[j] * (1 + LIMIT_SLACK) + 1e-12;
         double span = lim->upper[j] - lim->lower[j];
@@ -183,36 +243,44 @@ int traj_validate_segment(const traj_plan *p, const traj_limits *lim, int k, int
         double q0 = traj_coef(p, 0, j)[0];
         plo = fmin(plo, q0);
         phi = fmax(phi, q0);
-        double lo, hi;
-        poly_range(c, 5, p->h[k], &lo, &hi);
-        if (!(lo >= plo && hi <= phi)) {
-            double q = lo < plo ? lo : hi;
+        /* q, qd, qdd: their Bernstein hulls (cheap); where one is not within its limits, the
+         * exact ranges (roots), which the checks below then judge */
+        double vel[5], acc[4], lo[3], hi[3];
+        derive(c, vel, acc);
+        hull_of(c, 5, p->h[k], &lo[0], &hi[0]);
+        hull_of(vel, 4, p->h[k], &lo[1], &hi[1]);
+        hull_of(acc, 3, p->h[k], &lo[2], &hi[2]);
+        if (!(lo[0] >= plo && hi[0] <= phi && -lo[1] <= vlim && hi[1] <= vlim && -lo[2] <= alim &&
+              hi[2] <= alim))
+            segment_ranges(c, vel, acc, p->h[k], lo, hi);
+        if (!(lo[0] >= plo && hi[0] <= phi)) {
+            double q = lo[0] < plo ? lo[0] : hi[0];
             ctl_error_set(err, "limits",
                           "%s: the path reaches q = %.4g %s at t = %.4g s (%s), "
                           "outside the position limits [%.4g, %.4g] %s",
                           head_of(head, sizeof head, p, lim, wp, j), q, unit(lim, j, 0),
-                          time_of(p, k, c, 5, q), where, lim->lower[j], lim->upper[j],
-                          unit(lim, j, 0));
+                          time_of(p, k, c, 5, q), where_of(where, sizeof where, p, wp),
+                          lim->lower[j], lim->upper[j], unit(lim, j, 0));
             return -1;
         }
-        poly_range(vel, 4, p->h[k], &lo, &hi);
-        if (!(-lo <= vlim && hi <= vlim)) {
-            double v = -lo > hi ? lo : hi;
+        if (!(-lo[1] <= vlim && hi[1] <= vlim)) {
+            double v = -lo[1] > hi[1] ? lo[1] : hi[1];
             ctl_error_set(err, "limits",
                           "%s: the path reaches velocity %.4g %s at t = %.4g s (%s), "
                           "over the limit %.4g %s",
                           head_of(head, sizeof head, p, lim, wp, j), v, unit(lim, j, 1),
-                          time_of(p, k, vel, 4, v), where, lim->velocity[j], unit(lim, j, 1));
+                          time_of(p, k, vel, 4, v), where_of(where, sizeof where, p, wp),
+                          lim->velocity[j], unit(lim, j, 1));
             return -1;
         }
-        poly_range(acc, 3, p->h[k], &lo, &hi);
-        if (!(-lo <= alim && hi <= alim)) {
-            double a = -lo > hi ? lo : hi;
+        if (!(-lo[2] <= alim && hi[2] <= alim)) {
+            double a = -lo[2] > hi[2] ? lo[2] : hi[2];
             ctl_error_set(err, "limits",
                           "%s: the path reaches acceleration %.4g %s at t = %.4g s "
                           "(%s), over the limit %.4g %s",
                           head_of(head, sizeof head, p, lim, wp, j), a, unit(lim, j, 2),
-                          time_of(p, k, acc, 3, a), where, lim->acceleration[j], unit(lim, j, 2));
+                          time_of(p, k, acc, 3, a), where_of(where, sizeof where, p, wp),
+                          lim->acceleration[j], unit(lim, j, 2));
             return -1;
         }
     }
