@@ -88,7 +88,7 @@ static double root_between(const double *c, int deg, double h, double a, double 
 }
 
 /* The real roots of the polynomial c of degree deg <= 5 inside (0, h), ascending, given crit:
- * the nc roots of its derivative there, ascending (c_roots_in of the derivative). Between two
+ * the nc roots of its derivative there, ascending (roots_in of the derivative). Between two
  * consecutive ones c is monotone, so each sign change there is exactly one root. A root where
  * the sign does not change (a touching point) is skipped: the callers want the extremes of the
  * antiderivative, and it has none there. Returns how many. */
